@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rverbs: the RDMA verbs core for address handles and XRC domains in Rust.
+#
+#   make run        the demo, in QEMU (sets everything up on first use)
+#   make check      lint, build and the whole kselftest suite in one VM boot
+#
+# Everything runs inside a pinned Debian sid root (scripts/mkroot.sh) against
+# a kernel tree whose Rust metadata is rebuilt for Debian's stock kernel
+# (scripts/mkkdir.sh), both cached under $(RVERBS_CACHE).  With your own
+# Rust-enabled kernel build tree, "make KDIR=/path/to/build" builds the
+# modules with your toolchain instead, with no root and no cache.
+#
+# The kernel's build system reads Kbuild, not this file.
+
+RVERBS_CACHE ?= /var/cache/rverbs
+export RVERBS_CACHE
+
+KREL := 7.2.13+deb14-amd64
+JOBS ?= $(shell nproc)
+
+ifeq ($(KDIR),)
+# The rebuilt tree of the stock kernel, used from inside the root.
+KDIR_BUILD = $(shell scripts/kdir-path.sh build)
+IN_ROOT := scripts/in-root.sh
+KMAKE_VARS := CC=x86_64-linux-gnu-gcc-16 HOSTCC=x86_64-linux-gnu-gcc-16 \
+	      KERNELRELEASE=$(KREL)
+KDIR_DEP := kdir
+else
+KDIR_BUILD := $(KDIR)
+IN_ROOT :=
+KMAKE_VARS :=
+KDIR_DEP :=
+endif
+
+KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) \
+	$(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
+
+.PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint \
+	fmt help
+
+all: modules
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## make                 build rverbs.ko (after toolchain + kdir when needed)
+modules: $(KDIR_DEP)
+	$(KMAKE) modules
+
+## make toolchain       build or reuse the pinned Debian sid root
+toolchain:
+	scripts/mkroot.sh
+
+## make kdir            rebuild + verify the Rust metadata of the stock kernel
+kdir: toolchain
+	scripts/mkkdir.sh
+
+## make rust-analyzer   write rust-project.json for editors
+rust-analyzer: $(KDIR_DEP)
+	$(KMAKE) rust-analyzer
+
+## make clean           remove build products from the repository
+clean:
+	rm -rf rust-project.json .tmp_versions
+	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '*.mod.o' -o -name '.*.cmd' -o -name '*.d' -o -name '*.rmeta' \
+		-o -name 'modules.order' -o -name 'Module.symvers' \
+		-o -name 'bindings_generated.rs' \) -not -path './.git/*' -delete
+	rm -rf tests/output
+
+## make vm CMD='...'    boot the stock kernel in QEMU and run CMD as root
+vm: modules
+	scripts/vm.sh $(CMD)
+
+## make run             the demo: load rverbs, bring up soft-RoCE, show it
+run: modules
+	scripts/vm.sh $(CURDIR)/scripts/demo.sh
+
+## make lint            rustfmt --check, clippy build, checkpatch on C files
+lint: $(KDIR_DEP)
+	scripts/lint.sh
+
+## make fmt             reformat the Rust sources with rustfmt
+fmt: $(KDIR_DEP)
+	scripts/lint.sh --fix
+
+## make check           lint + build + the whole kselftest suite, one VM boot
+check: lint
+	$(MAKE) modules
+	scripts/check.sh

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The debugfs directory of rverbs, `/sys/kernel/debug/rverbs/`.
+//!
+//! Everything in it is removed when the [`Root`] is dropped, that is when
+//! the module unloads: nothing outlives the module.
+
+use core::fmt;
+use kernel::{
+    debugfs::{
+        Dir,
+        File, //
+    },
+    prelude::*,
+};
+
+/// The text of the `version` file.
+struct Version;
+
+impl fmt::Debug for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", crate::VERSION)
+    }
+}
+
+/// `/sys/kernel/debug/rverbs/` and the files in it.
+#[pin_data]
+pub(crate) struct Root {
+    #[pin]
+    version: File<Version>,
+    // Dropped after the files above: a directory goes when its last
+    // child has gone.
+    dir: Dir,
+}
+
+impl Root {
+    /// Creates the directory and its files.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        let dir = Dir::new(c"rverbs");
+        pin_init!(Self {
+            version <- dir.read_only_file(c"version", Version),
+            dir,
+        })
+    }
+}

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# in-root.sh CMD [ARG...] - run a command inside the rverbs sid root.
+#
+# The command runs in a private mount namespace (nothing stays mounted after
+# it exits) with /proc, /sys and /dev of the host, and with the repository
+# and the cache bind-mounted at the same absolute paths as on the host, so
+# paths mean the same thing on both sides.  The working directory is kept.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+need_root_user "entering the toolchain root"
+root=$(root_dir)
+[ -e "$root/.rverbs-complete" ] || die "toolchain root $root is missing; run 'make toolchain'."
+
+# Everything below the repository is what the guest and builds see as $PWD.
+repo=${RVERBS_BIND:-$RVERBS_TOP}
+cwd=$PWD
+
+exec unshare --mount --propagation private -- /bin/bash -c '
+	set -e
+	root=$1 repo=$2 cache=$3 cwd=$4
+	shift 4
+	mount -t proc proc "$root/proc"
+	mount --rbind /sys "$root/sys"
+	mount --rbind /dev "$root/dev"
+	mount -t tmpfs tmpfs "$root/tmp"
+	mount -t tmpfs tmpfs "$root/run"
+	for d in "$repo" "$cache"; do
+		mkdir -p "$root$d"
+		mount --bind "$d" "$root$d"
+	done
+	cd "$root$cwd" 2>/dev/null || cd "$root"
+	exec chroot "$root" /usr/bin/env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
+		RVERBS_CACHE="$cache" \
+		/bin/bash -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$cwd" "$@"
+' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "$@"

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common definitions for the rverbs scripts.  Sourced, never run.
+#
+# The expensive things (the Debian sid root, the rebuilt kernel tree) live
+# outside the repository under $RVERBS_CACHE, each in a directory whose name
+# is a hash of exactly what it was built from.
+
+RVERBS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RVERBS_CACHE=${RVERBS_CACHE:-/var/cache/rverbs}
+
+# The kernel this project targets (Debian sid's CONFIG_RUST=y kernel).
+KREL=7.2.13+deb14-amd64
+KSRC_PKG=linux-source-7.2
+KCC=x86_64-linux-gnu-gcc-16
+
+MANIFEST=$RVERBS_TOP/scripts/toolchain.manifest
+
+die() {
+	printf 'rverbs: error: %s\n' "$*" >&2
+	exit 1
+}
+
+info() {
+	printf 'rverbs: %s\n' "$*" >&2
+}
+
+# hash_of FILE... - short content hash used to name cache entries.
+hash_of() {
+	cat "$@" | sha256sum | cut -c1-16
+}
+
+root_key() {
+	hash_of "$MANIFEST" "$RVERBS_TOP/scripts/mkroot.sh"
+}
+
+root_dir() {
+	echo "$RVERBS_CACHE/root-$(root_key)"
+}
+
+kdir_key() {
+	{ root_key; cat "$RVERBS_TOP/scripts/mkkdir.sh"; } | sha256sum | cut -c1-16
+}
+
+# The rebuilt kernel tree (sources and output) lives inside the cache, and
+# is bind-mounted at the same path in the root, so KDIR is one path.
+kdir_base() {
+	echo "$RVERBS_CACHE/kdir-$(kdir_key)"
+}
+
+# manifest_packages - "pkg=version" for every binary package of the manifest.
+manifest_packages() {
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$MANIFEST" | grep -v -e '^$' -e '^source:'
+}
+
+# manifest_sources - "pkg=version" for every source package of the manifest.
+manifest_sources() {
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$MANIFEST" | sed -n 's/^source://p'
+}
+
+need_root_user() {
+	[ "$(id -u)" = 0 ] || die "$1 needs root (it builds or enters a chroot); run as root, or build against your own Rust-enabled kernel tree with 'make KDIR=/path/to/build'."
+}

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkroot.sh - build (or reuse) the pinned Debian sid root of rverbs.
+#
+# The root holds the exact compilers of the target kernel, the kernel image,
+# headers and source, QEMU with virtme-ng, rdma-core and its test sources.
+# It is made by mmdebstrap from scripts/toolchain.manifest and cached under
+# $RVERBS_CACHE/root-<hash of manifest and this script>.  A complete root is
+# marked by .rverbs-complete and reused as is.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+root=$(root_dir)
+if [ -e "$root/.rverbs-complete" ]; then
+	exit 0
+fi
+
+need_root_user "building the toolchain root"
+
+if ! command -v mmdebstrap >/dev/null; then
+	command -v apt-get >/dev/null ||
+		die "mmdebstrap is missing and there is no apt-get to install it; install mmdebstrap."
+	info "installing mmdebstrap on the host"
+	apt-get update -qq >/dev/null || true
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null ||
+		die "could not install mmdebstrap with apt-get; install it by hand."
+fi
+
+# The Debian mirror: the one the host's own apt configuration uses, or
+# mmdebstrap's default when the host names none.
+host_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		awk '
+			/^Types:/ { deb = ($0 ~ /[[:space:]]deb([[:space:]]|$)/) }
+			/^URIs:/ && deb && $2 ~ /\/debian\/?$/ { print $2; exit }
+		' "$f"
+	done | head -n 1
+	sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\/debian\/\?\)[[:space:]].*/\2/p' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n 1 || true
+}
+mirror=$(host_mirror 2>/dev/null | head -n 1 || true)
+mirror=${mirror%/}
+
+mkdir -p "$RVERBS_CACHE"
+tmp="$root.tmp"
+rm -rf "$tmp"
+log="$RVERBS_CACHE/mkroot.log"
+
+mapfile -t pkgs < <(manifest_packages)
+info "building the toolchain root in $root"
+info "(${#pkgs[@]} pinned packages, about 3 GB and 3-5 minutes; log: $log)"
+
+mirror_args=()
+if [ -n "$mirror" ]; then
+	mirror_args=("deb $mirror sid main" "deb-src $mirror sid main")
+fi
+
+# The sid index is a snapshot whose Release file has expired: tell apt,
+# both while bootstrapping and inside the root afterwards.
+noexpire='Acquire::Check-Valid-Until "false";
+Acquire::Check-Date "false";'
+
+set +e
+mmdebstrap --variant=apt --mode=root \
+	--aptopt='Acquire::Check-Valid-Until "false"' \
+	--aptopt='Acquire::Check-Date "false"' \
+	--aptopt='APT::Install-Recommends "false"' \
+	--include="$(IFS=,; echo "${pkgs[*]}")" \
+	--customize-hook='rm -f "$1"/etc/hostname' \
+	sid "$tmp" "${mirror_args[@]}" 2>&1 |
+	tee "$log" | grep --line-buffered -E '^(I|W|E):' | sed -u 's/^/  /' >&2
+rc=${PIPESTATUS[0]}
+set -e
+if [ "$rc" -ne 0 ]; then
+	rm -rf "$tmp"
+	missing=$(sed -n -e "s/.*Version '\([^']*\)' for '\([^']*\)' was not found.*/\2=\1/p" \
+		-e "s/.*Unable to locate package \([^[:space:]]*\).*/\1/p" "$log" | sort -u | tr '\n' ' ')
+	[ -n "$missing" ] &&
+		die "pinned package(s) no longer available from the mirror: $missing(update scripts/toolchain.manifest)"
+	die "mmdebstrap failed (exit $rc); see $log"
+fi
+
+printf '%s\n' "$noexpire" >"$tmp/etc/apt/apt.conf.d/99rverbs-snapshot"
+if [ -z "$mirror" ] && [ -e "$tmp/etc/apt/sources.list" ]; then
+	sed -n 's/^deb /deb-src /p' "$tmp/etc/apt/sources.list" >>"$tmp/etc/apt/sources.list"
+fi
+
+# Upstream sources of the "source:" lines, unpacked to /opt/src/<name>.
+while IFS== read -r src ver; do
+	[ -n "$src" ] || continue
+	info "fetching source package $src=$ver"
+	upver=${ver#*:}
+	upver=${upver%-*}
+	chroot "$tmp" /bin/sh -c "
+		set -e
+		apt-get update -qq >/dev/null 2>&1
+		mkdir -p /opt/src/dl && cd /opt/src/dl
+		# The Debian diff may be missing from the snapshot; only the
+		# upstream tarball is needed, and checked below.
+		apt-get source --download-only $src=$ver >/dev/null 2>&1 || true
+		orig=\$(ls ${src}_${upver}.orig.tar.* 2>/dev/null | head -n 1)
+		[ -n \"\$orig\" ] || exit 3
+		mkdir -p /opt/src/$src
+		tar -xf \"\$orig\" -C /opt/src/$src --strip-components=1
+		rm -rf /opt/src/dl
+		apt-get clean
+	" || die "source package $src=$ver could not be fetched (pinned in scripts/toolchain.manifest)"
+done < <(manifest_sources)
+
+# dpkg-query's view of the root, for the record (and for bug reports).
+chroot "$tmp" dpkg-query -W -f '${Package}=${Version}\n' >"$tmp/.rverbs-packages"
+touch "$tmp/.rverbs-complete"
+mv "$tmp" "$root"
+for old in "$RVERBS_CACHE"/root-*; do
+	[ "$old" = "$root" ] || [ ! -d "$old" ] || { info "removing stale root $old"; rm -rf "$old"; }
+done
+info "toolchain root ready: $root"
