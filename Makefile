@@ -71,7 +71,8 @@ clean:
 
 ## make vm CMD='...'    boot the stock kernel in QEMU and run CMD as root
 vm: modules
-	scripts/vm.sh $(CMD)
+	@test -n "$$CMD" || { echo "usage: make vm CMD='...'" >&2; exit 2; }
+	scripts/vm.sh "$$CMD"
 
 ## make run             the demo: load rverbs, bring up soft-RoCE, show it
 run: modules

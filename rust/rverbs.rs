@@ -5,10 +5,11 @@
 //! This is the crate root of `rverbs.ko`. It declares the module and the
 //! crate's modules; everything else lives in them:
 //!
-//! - [`bindings`]: build-time generated bindings of the headers in
-//!   `include/` (C helpers and, later, ib_core), for the abstraction layer only;
-//! - [`utsname`]: the running kernel's identity;
-//! - [`debugfs`]: `/sys/kernel/debug/rverbs/`.
+//! - [`bindings`] holds the build-time generated bindings of the headers
+//!   in `include/` (the C helpers, later ib_core), for the abstraction layer
+//!   only;
+//! - [`utsname`] tells the running kernel's identity;
+//! - [`debugfs`] owns `/sys/kernel/debug/rverbs/`.
 
 use kernel::prelude::*;
 

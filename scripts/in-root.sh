@@ -35,6 +35,6 @@ exec unshare --mount --propagation private -- /bin/bash -c '
 	exec chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
-		RVERBS_CACHE="$cache" \
+		RVERBS_CACHE="$cache" RVERBS_IN_ROOT=1 \
 		/bin/bash -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$cwd" "$@"
 ' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "$@"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ktap-summary.sh LOG - count the test cases of a run_suite.sh KTAP log.
+#
+# A case is a nested result ("# ok N ..." inside a test), or the test itself
+# when it reported no nested results.  A test that failed (exit status,
+# timeout) while none of its cases did counts as one more failed case.
+# Skips are counted and listed apart, never as passes.  Prints the failed
+# and skipped cases, then the closing line "N passed, N failed, N skipped";
+# exits non-zero when anything failed or the suite did not finish.
+log=${1:?usage: ktap-summary.sh LOG}
+
+awk '
+function reset() { np = 0; nf = 0; ns = 0 }
+function result(line,    ok, name, directive) {
+	ok = (line !~ /^not ok/)
+	sub(/^(not )?ok [0-9]+ /, "", line)
+	name = line; directive = ""
+	if (match(line, / # .*$/)) {
+		directive = substr(line, RSTART + 3)
+		name = substr(line, 1, RSTART - 1)
+	}
+	if (directive ~ /^SKIP/) return "skip\t" name "\t" directive
+	if (directive ~ /^XFAIL/) return "pass\t" name
+	return (ok ? "pass" : "fail") "\t" name "\t" directive
+}
+function count(kind, name, why) {
+	if (kind == "pass") passed++
+	else if (kind == "fail") { failed++; fails[failed] = name (why != "" ? " (" why ")" : "") }
+	else { skipped++; skips[skipped] = name (why != "" ? " (" why ")" : "") }
+}
+BEGIN { reset(); plan = -1; seen = 0 }
+/^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0; next }
+/^# selftests: / { reset(); test = substr($0, 14); next }
+/^# (not )?ok [0-9]+ / {
+	split(result(substr($0, 3)), r, "\t")
+	count(r[1], test ": " r[2], r[3])
+	if (r[1] == "pass") np++; else if (r[1] == "fail") nf++; else ns++
+	next
+}
+/^(not )?ok [0-9]+ / {
+	seen++
+	split(result($0), r, "\t")
+	if (np + nf + ns == 0)
+		count(r[1], test, r[3])
+	else if (r[1] == "fail" && nf == 0)
+		count("fail", test, r[3] != "" ? r[3] : "test exited with an error")
+	reset()
+	next
+}
+END {
+	if (plan < 0 || seen < plan) {
+		failed++
+		fails[failed] = sprintf("suite did not finish: %d of %d tests reported", seen, plan < 0 ? 0 : plan)
+	}
+	if (skipped) { print "skipped:"; for (i = 1; i <= skipped; i++) print "  " skips[i] }
+	if (failed) { print "failed:"; for (i = 1; i <= failed; i++) print "  " fails[i] }
+	printf "%d passed, %d failed, %d skipped\n", passed, failed, skipped
+	exit failed != 0
+}
+' "$log"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lint.sh [--fix] - the host-side checks of make check.
+#
+#   rustfmt --check   with the kernel's .rustfmt.toml, on every crate root
+#   clippy            a CLIPPY=1 build of the modules, warnings are errors
+#   checkpatch.pl     --strict, on every C source and header of the project
+#
+# With --fix, rustfmt rewrites the files instead (make fmt).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if [ -z "${RVERBS_IN_ROOT:-}" ] && [ -z "${KDIR:-}" ]; then
+	exec "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/lint.sh" "$@"
+fi
+
+ksrc=$("$RVERBS_TOP/scripts/kdir-path.sh" src)
+kbuild=${KDIR:-$("$RVERBS_TOP/scripts/kdir-path.sh" build)}
+[ -n "${KDIR:-}" ] && ksrc=$(sed -n 's/^[^#]*include[[:space:]]*\(.*\)\/Makefile$/\1/p' "$KDIR/Makefile" | head -n 1)
+cd "$RVERBS_TOP"
+fail=0
+
+crates=(rust/rverbs.rs)
+if [ "${1:-}" = --fix ]; then
+	rustfmt --edition 2021 --config-path "$ksrc/.rustfmt.toml" "${crates[@]}"
+	exit
+fi
+
+echo "lint: rustfmt --check"
+if ! rustfmt --check --edition 2021 --config-path "$ksrc/.rustfmt.toml" "${crates[@]}"; then
+	echo "lint: rustfmt: the diff above is what 'make fmt' would change"
+	fail=1
+fi
+
+echo "lint: clippy (make CLIPPY=1)"
+log=$(mktemp)
+make -C "$kbuild" M="$RVERBS_TOP" -j"$(nproc)" CLIPPY=1 KRUSTFLAGS="-Dwarnings" \
+	${KDIR:+} $([ -z "${KDIR:-}" ] && echo "CC=$KCC HOSTCC=$KCC KERNELRELEASE=$KREL") \
+	modules >"$log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] || grep -q '^warning' "$log"; then
+	cat "$log"
+	echo "lint: clippy: the build above has warnings or errors"
+	fail=1
+fi
+rm -f "$log"
+
+echo "lint: checkpatch.pl --strict"
+mapfile -t cfiles < <(git ls-files '*.c' '*.h' 2>/dev/null || find rust include tests -name '*.[ch]')
+for f in "${cfiles[@]}"; do
+	if ! out=$("$ksrc/scripts/checkpatch.pl" --no-tree --strict --quiet --terse \
+		--ignore SPDX_LICENSE_TAG --file "$f" 2>&1); then
+		printf '%s\n' "$out"
+		fail=1
+	fi
+done
+
+[ "$fail" -eq 0 ] && echo "lint: all clean"
+exit "$fail"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_suite.sh BUILD_DIR - the whole kselftest suite of rverbs, in one boot.
+#
+# Runs inside the VM (make check): rverbs' own tests (shell tests from
+# tests/, compiled ones from BUILD_DIR), then, as a peer suite, the
+# upstream soft-RoCE selftests of the kernel source
+# (tools/testing/selftests/rdma).  Prints one KTAP document; each test's
+# own KTAP output is nested in it, prefixed with "# ", as kselftest does.
+
+RVERBS_TOP=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: run_suite.sh BUILD_DIR}
+KSFT_DIR=$("$RVERBS_TOP/scripts/kdir-path.sh" src)/tools/testing/selftests
+RVERBS_KO=$RVERBS_TOP/rverbs.ko
+export RVERBS_TOP KSFT_DIR RVERBS_KO
+
+# TEST_GEN_PROGS / TEST_PROGS of a kselftest Makefile, in order.
+make_list() {
+	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" |
+		sed -n "s/^$2[[:space:]]*:\?=//p" | tr -s ' \t' '\n' | sed '/^$/d'
+}
+
+tests=()
+for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_GEN_PROGS); do
+	tests+=("$build/$t")
+done
+for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS); do
+	tests+=("$RVERBS_TOP/tests/$t")
+done
+for t in $(make_list "$KSFT_DIR/rdma/Makefile" TEST_PROGS); do
+	tests+=("$KSFT_DIR/rdma/$t")
+done
+
+# A udev-less guest has no static device nodes: load the modules whose
+# nodes the tests open (/dev/net/tun for the rdma selftests, CONFIG_TUN).
+modprobe tun
+
+BASE_DIR=$KSFT_DIR
+# shellcheck source=/dev/null
+. "$BASE_DIR/kselftest/runner.sh"
+kselftest_override_timeout=$(sed -n 's/^timeout=//p' "$RVERBS_TOP/tests/settings")
+
+ktap_print_header
+ktap_set_plan "${#tests[@]}"
+for t in "${tests[@]}"; do
+	case $t in
+	"$KSFT_DIR"/*) dir=${t#"$KSFT_DIR"/}; dir=${dir%/*} ;;
+	*) dir=rverbs ;;
+	esac
+	run_one "$dir" "$t"
+done
+ktap_print_totals
+[ "$KTAP_CNT_FAIL" -eq 0 ]

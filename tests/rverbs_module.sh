@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rverbs.ko loads into the stock kernel, says so once, creates its debugfs
+# directory, and unloads leaving nothing behind: no debugfs entry, no
+# module, nothing bad in the kernel log, also over repeated cycles.
+
+. "$(dirname "$0")/lib.sh"
+
+CYCLES=20
+
+cleanup() {
+	rmmod rverbs 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+ktap_print_header
+ktap_set_plan 10
+
+if [ ! -r "$RVERBS_KO" ]; then
+	ktap_exit_fail_msg "$RVERBS_KO not built"
+fi
+rmmod rverbs 2>/dev/null
+
+debugfs_before=$(ls /sys/kernel/debug)
+kmsg_mark
+
+ksft_check "insmod succeeds" insmod "$RVERBS_KO"
+
+log=$(kmsg_since)
+ksft_check "load logs exactly one version line" \
+	test "$(grep -c "rverbs 0.1.0 loaded (kernel $(uname -r))" <<<"$log")" = 1
+
+ksft_check "debugfs directory exists" test -d /sys/kernel/debug/rverbs
+
+ksft_check "debugfs version reads 0.1.0" \
+	test "$(cat /sys/kernel/debug/rverbs/version 2>/dev/null)" = 0.1.0
+
+ksft_check "module is live with no users" \
+	test "$(cat /sys/module/rverbs/refcnt 2>/dev/null)" = 0
+
+ksft_check "rmmod succeeds" rmmod rverbs
+
+ksft_check "debugfs directory is gone after rmmod" test ! -e /sys/kernel/debug/rverbs
+
+cycle() {
+	local i
+	for ((i = 0; i < CYCLES; i++)); do
+		insmod "$RVERBS_KO" || return 1
+		[ -d /sys/kernel/debug/rverbs ] || return 1
+		rmmod rverbs || return 1
+		[ ! -e /sys/kernel/debug/rverbs ] || return 1
+	done
+}
+ksft_check "$CYCLES load/unload cycles" cycle
+
+ksft_check "debugfs root holds the same entries as before" \
+	test "$(ls /sys/kernel/debug)" = "$debugfs_before"
+
+log=$(kmsg_since)
+ksft_check "kernel log since the first load is clean" \
+	bash -c '! grep -qE "WARNING|BUG|Oops|Call Trace|leak" <<<"$1"' _ "$log"
+
+ktap_finished
