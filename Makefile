@@ -50,11 +50,11 @@ modules: $(KDIR_DEP)
 
 ## make toolchain       build or reuse the pinned Debian sid root
 toolchain:
-	scripts/mkroot.sh
+	@scripts/mkroot.sh
 
 ## make kdir            rebuild + verify the Rust metadata of the stock kernel
 kdir: toolchain
-	scripts/mkkdir.sh
+	@scripts/mkkdir.sh
 
 ## make rust-analyzer   write rust-project.json for editors
 rust-analyzer: $(KDIR_DEP)

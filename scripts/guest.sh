@@ -8,6 +8,17 @@
 out=$1
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# The static device nodes that systemd-tmpfiles creates from
+# "kmod static-nodes" on a normal boot (virtme-ng has no udev): opening one
+# loads its module on demand, e.g. /dev/net/tun for "ip tuntap".
+kmod static-nodes --format=tmpfiles 2>/dev/null |
+	while read -r type path mode _ _ _ devnum; do
+		case $type in c* | b*) ;; *) continue ;; esac
+		[ -e "$path" ] && continue
+		mkdir -p "${path%/*}"
+		mknod -m "$mode" "$path" "${type%!}" "${devnum%:*}" "${devnum#*:}"
+	done
+
 echo "rverbs-vm: running $(head -c 200 "$out/cmd")" >/dev/kmsg
 bash "$out/cmd"
 rc=$?

@@ -50,7 +50,7 @@ echo "lint: checkpatch.pl --strict"
 mapfile -t cfiles < <(git ls-files '*.c' '*.h' 2>/dev/null || find rust include tests -name '*.[ch]')
 for f in "${cfiles[@]}"; do
 	if ! out=$("$ksrc/scripts/checkpatch.pl" --no-tree --strict --quiet --terse \
-		--ignore SPDX_LICENSE_TAG --file "$f" 2>&1); then
+		--file "$f" 2>&1); then
 		printf '%s\n' "$out"
 		fail=1
 	fi

@@ -32,10 +32,6 @@ for t in $(make_list "$KSFT_DIR/rdma/Makefile" TEST_PROGS); do
 	tests+=("$KSFT_DIR/rdma/$t")
 done
 
-# A udev-less guest has no static device nodes: load the modules whose
-# nodes the tests open (/dev/net/tun for the rdma selftests, CONFIG_TUN).
-modprobe tun
-
 BASE_DIR=$KSFT_DIR
 # shellcheck source=/dev/null
 . "$BASE_DIR/kselftest/runner.sh"
