@@ -59,6 +59,7 @@ kdir: toolchain
 ## make rust-analyzer   write rust-project.json for editors
 rust-analyzer: $(KDIR_DEP)
 	$(KMAKE) rust-analyzer
+	$(IN_ROOT) python3 scripts/rust-analyzer.py rust-project.json rust/rverbs.rs
 
 ## make clean           remove build products from the repository
 clean:

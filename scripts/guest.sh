@@ -3,11 +3,14 @@
 #
 # guest.sh OUT - the first process of a vm.sh run, inside the guest.
 #
-# Runs the command line saved in OUT/cmd and leaves, in OUT, its exit status
+# Runs the command line saved in OUT/cmd, with the environment of OUT/env,
+# and leaves, in OUT, its exit status
 # (rc), the kernel log (dmesg.log) and the taint flags (tainted).
 out=$1
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# shellcheck source=/dev/null
+. "$out/env"
 # The static device nodes that systemd-tmpfiles creates from
 # "kmod static-nodes" on a normal boot (virtme-ng has no udev): opening one
 # loads its module on demand, e.g. /dev/net/tun for "ip tuntap".

@@ -27,6 +27,9 @@ timeout_s=${RVERBS_VM_TIMEOUT:-3000}
 rm -rf "$out"
 mkdir -p "$out"
 printf '%s\n' "$*" >"$out/cmd"
+# The guest starts with a clean environment: pass what the scripts need.
+printf 'export RVERBS_CACHE=%q\n' "$RVERBS_CACHE" >"$out/env"
+[ -n "${CI:-}" ] && printf 'export CI=%q\n' "$CI" >>"$out/env"
 
 info "booting $KREL in QEMU (TCG, about 25 s)"
 set +e
