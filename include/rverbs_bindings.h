@@ -2,8 +2,21 @@
 /*
  * Input of the build-time bindgen run of rverbs (scripts/bindgen.sh).
  *
- * Only items declared by the headers of this directory are turned into
- * Rust (see the allowlist in scripts/bindgen.sh); generic kernel types
- * come from the kernel crate's own bindings.
+ * Only items declared by the headers listed in scripts/bindgen.sh's
+ * allowlist are turned into Rust; every other type they mention is the
+ * kernel crate's own (kernel::bindings), so that a `struct net_device *`
+ * here and there is one Rust type.
  */
+#include <linux/livepatch.h>
+#include <net/addrconf.h>
+#include <net/ip6_route.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/rdma_user_rxe.h>
+
 #include "rverbs_helpers.h"

@@ -21,7 +21,16 @@
     clippy::undocumented_unsafe_blocks
 )]
 
+// Every type the allowlisted headers mention but do not define is the
+// kernel crate's: items generated here take precedence over the glob.
+#[allow(unused_imports)]
+use kernel::bindings::*;
 #[allow(unused_imports)]
 use kernel::ffi;
+#[allow(unused_imports)]
+use pin_init::{
+    MaybeZeroable,
+    Zeroable, //
+};
 
 include!("bindings_generated.rs");

@@ -36,10 +36,33 @@ abs_out=$(cd "$(dirname "$output")" && pwd)/$(basename "$output")
 abs_hdr=$(cd "$(dirname "$header")" && pwd)/$(basename "$header")
 abs_inc=$(cd "$incdir" && pwd)
 
+# Types the allowlisted headers use whose headers are not allowlisted and
+# that the kernel crate does not define either.  Opaque ones keep only their
+# size and alignment (their fields are of no use to rverbs); the others are
+# generated in full.
+extra_types='sockaddr_in in_addr iphdr'
+opaque_types='ifla_vf_guid ifla_vf_stats ifla_vf_info nl_info netdevice_tracker
+	fib_event_type fib_notifier_info possible_net_t seq_net_private rdma_cgroup
+	irq_poll tph_mem_type rtentry rdmacg_device nexthop ipv6_devconf
+	inet_peer_base in6_rtmsg ifmcaddr6 ifacaddr6 hh_cache fib_rule fib_result
+	fib_nh_exception in_device in_ifaddr inet6_dev inet6_ifaddr ip_mc_list
+	nh_info nh_group ipv6_devstat ipv4_devconf fib_nh_common fib_info
+	fib_dump_filter dst_metrics dim fib_nh'
+
 cd "$objtree"
 eval "bindgen \"\$abs_hdr\" $bgopts \
 	--allowlist-function 'rust_helper_.*' \
 	--allowlist-file '.*/include/rverbs_.*\\.h' \
+	--allowlist-file '.*/include/rdma/.*\\.h' \
+	--allowlist-file '.*/include/uapi/rdma/.*\\.h' \
+	--allowlist-file '.*/include/net/neighbour\\.h' \
+	--allowlist-file '.*/include/net/route\\.h' \
+	--allowlist-file '.*/include/net/ip6_route\\.h' \
+	--allowlist-file '.*/include/net/ip6_fib\\.h' \
+	--allowlist-file '.*/include/net/addrconf\\.h' \
+	--no-recursive-allowlist \
+	$(for t in $extra_types; do printf -- "--allowlist-type '%s' " "$t"; done) \
+	$(for t in $opaque_types; do printf -- "--allowlist-type '%s' --opaque-type '%s' " "$t" "$t"; done) \
 	-o \"\$abs_out.tmp\" -- $cflags \
 	-I\"\$abs_inc\" -DKBUILD_MODNAME='\"rverbs\"' -D__KBUILD_MODNAME=kmod_rverbs"
 
