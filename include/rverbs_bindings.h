@@ -7,10 +7,12 @@
  * kernel crate's own (kernel::bindings), so that a `struct net_device *`
  * here and there is one Rust type.
  */
+#include <linux/if_arp.h>
 #include <linux/livepatch.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/neighbour.h>
+#include <net/netevent.h>
 #include <net/route.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>

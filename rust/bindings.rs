@@ -24,7 +24,7 @@
 // Every type the allowlisted headers mention but do not define is the
 // kernel crate's: items generated here take precedence over the glob.
 #[allow(unused_imports)]
-use kernel::bindings::*;
+pub(crate) use kernel::bindings::*;
 #[allow(unused_imports)]
 use kernel::ffi;
 #[allow(unused_imports)]

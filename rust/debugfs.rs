@@ -29,6 +29,8 @@ impl fmt::Debug for Version {
 pub(crate) struct Root {
     #[pin]
     version: File<Version>,
+    #[pin]
+    counters: File<crate::verbs::stats::Counters>,
     // Dropped after the files above: a directory goes when its last
     // child has gone.
     dir: Dir,
@@ -40,6 +42,7 @@ impl Root {
         let dir = Dir::new(c"rverbs");
         pin_init!(Self {
             version <- dir.read_only_file(c"version", Version),
+            counters <- dir.read_only_file(c"counters", crate::verbs::stats::Counters),
             dir,
         })
     }

@@ -9,13 +9,22 @@
 //!   in `include/` (the C helpers, later ib_core), for the abstraction layer
 //!   only;
 //! - [`utsname`] tells the running kernel's identity;
-//! - [`debugfs`] owns `/sys/kernel/debug/rverbs/`.
+//! - [`debugfs`] owns `/sys/kernel/debug/rverbs/`;
+//! - [`rdma`] and [`net`] are the safe abstractions over ib_core, routes
+//!   and neighbours: every `unsafe` of the verbs core is there;
+//! - [`verbs`] is the verbs core for address handles and XRC domains;
+//! - [`takeover`] is its C ABI, for the livepatch `rverbs_takeover.ko`.
 
 use kernel::prelude::*;
 
 mod bindings;
 mod debugfs;
+mod errno;
+mod net;
+mod rdma;
+mod takeover;
 mod utsname;
+mod verbs;
 
 /// Version of rverbs, reported at load time and in debugfs.
 pub(crate) const VERSION: &str = "0.1.0";
@@ -31,17 +40,22 @@ module! {
 /// The loaded module: owns everything that lives as long as it does.
 struct Rverbs {
     _debugfs: Pin<KBox<debugfs::Root>>,
+    _neigh_updates: net::neighbour::Updates,
 }
 
 impl kernel::Module for Rverbs {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let neigh_updates = net::neighbour::Updates::register()?;
         let debugfs = KBox::pin_init(debugfs::Root::new(), GFP_KERNEL)?;
         pr_info!(
             "rverbs {} loaded (kernel {})\n",
             VERSION,
             utsname::release()
         );
-        Ok(Rverbs { _debugfs: debugfs })
+        Ok(Rverbs {
+            _debugfs: debugfs,
+            _neigh_updates: neigh_updates,
+        })
     }
 }
 

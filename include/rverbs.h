@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The C ABI of rverbs.ko: the Rust verbs core, with the signatures of the
+ * ib_core functions it implements, for other modules (rverbs_takeover.ko
+ * patches ib_core's functions onto these).
+ */
+#ifndef _RVERBS_H
+#define _RVERBS_H
+
+#include <linux/types.h>
+
+struct ib_ah;
+struct ib_device;
+struct ib_pd;
+struct ib_udata;
+struct ib_xrcd;
+struct inode;
+struct rdma_ah_attr;
+
+/* Same contract as rdma_create_user_ah() of drivers/infiniband/core/verbs.c. */
+struct ib_ah *rverbs_create_user_ah(struct ib_pd *pd,
+				    struct rdma_ah_attr *ah_attr,
+				    struct ib_udata *udata);
+
+/* Same contract as rdma_destroy_ah_user(). */
+int rverbs_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
+
+/* Same contract as ib_alloc_xrcd_user(). */
+struct ib_xrcd *rverbs_alloc_xrcd_user(struct ib_device *device,
+				       struct inode *inode,
+				       struct ib_udata *udata);
+
+/* Same contract as ib_dealloc_xrcd_user(). */
+int rverbs_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata);
+
+#endif /* _RVERBS_H */

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Error codes that ib_core returns and the kernel crate does not name.
+//!
+//! C header: [`include/uapi/asm-generic/errno.h`](srctree/include/uapi/asm-generic/errno.h)
+
+use crate::bindings;
+use kernel::error::Error;
+
+fn errno(code: u32) -> Error {
+    // CAST: errno values are small positive numbers.
+    Error::from_errno(-(code as i32))
+}
+
+/// `EOPNOTSUPP`: the device or driver does not support the operation.
+pub(crate) fn eopnotsupp() -> Error {
+    errno(bindings::EOPNOTSUPP)
+}
+
+/// `ENODATA`: a neighbour is not resolved (yet); a GID entry is empty.
+pub(crate) fn enodata() -> Error {
+    errno(bindings::ENODATA)
+}
+
+/// `EADDRNOTAVAIL`: an address cannot be resolved here.
+pub(crate) fn eaddrnotavail() -> Error {
+    errno(bindings::EADDRNOTAVAIL)
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * C helpers of rverbs for routes and neighbours: static inline functions
+ * and macros of include/net/, made callable from Rust.  Prototypes in
+ * include/rverbs_helpers.h.
+ */
+
+#include <linux/netdevice.h>
+#include <linux/wait.h>
+#include <net/addrconf.h>
+#include <net/dst.h>
+#include <net/ip6_fib.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+
+#include "rverbs_helpers.h"
+
+struct net *rust_helper_rverbs_dev_net(const struct net_device *dev)
+{
+	return dev_net(dev);
+}
+
+int rust_helper_ip4_dst_hoplimit(const struct dst_entry *dst)
+{
+	return ip4_dst_hoplimit(dst);
+}
+
+void rust_helper_ip_rt_put(struct rtable *rt)
+{
+	ip_rt_put(rt);
+}
+
+struct dst_entry *rust_helper_rverbs_rtable_dst(struct rtable *rt)
+{
+	return &rt->dst;
+}
+
+struct net_device *rust_helper_dst_dev(const struct dst_entry *dst)
+{
+	return dst_dev(dst);
+}
+
+unsigned short rust_helper_rverbs_dst_family(const struct dst_entry *dst)
+{
+	return dst->ops->family;
+}
+
+/* is_dst_local() of drivers/infiniband/core/addr.c, on the route types. */
+bool rust_helper_rverbs_dst_is_local(const struct dst_entry *dst)
+{
+	if (dst->ops->family == AF_INET)
+		return dst_rtable(dst)->rt_type == RTN_LOCAL;
+	if (dst->ops->family == AF_INET6)
+		return !!(dst_rt6_info(dst)->rt6i_flags & RTF_LOCAL);
+	return false;
+}
+
+/* has_gateway() of drivers/infiniband/core/addr.c, on the route types. */
+bool rust_helper_rverbs_dst_has_gateway(const struct dst_entry *dst)
+{
+	if (dst->ops->family == AF_INET)
+		return dst_rtable(dst)->rt_uses_gateway;
+	return dst_rt6_info(dst)->rt6i_flags & RTF_GATEWAY;
+}
+
+struct neighbour *rust_helper_dst_neigh_lookup(const struct dst_entry *dst,
+					       const void *daddr)
+{
+	return dst_neigh_lookup(dst, daddr);
+}
+
+void rust_helper_neigh_release(struct neighbour *neigh)
+{
+	neigh_release(neigh);
+}
+
+int rust_helper_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb)
+{
+	return neigh_event_send(neigh, skb);
+}
+
+void rust_helper_neigh_ha_snapshot(char *dst, const struct neighbour *n,
+				   const struct net_device *dev)
+{
+	neigh_ha_snapshot(dst, n, dev);
+}
+
+void rust_helper_rverbs_neigh_read_lock_bh(struct neighbour *n)
+{
+	read_lock_bh(&n->lock);
+}
+
+void rust_helper_rverbs_neigh_read_unlock_bh(struct neighbour *n)
+{
+	read_unlock_bh(&n->lock);
+}
+
+/* for_each_netdev_rcu() is a macro; the caller holds the RCU read lock. */
+struct net_device *rust_helper_rverbs_ipv6_addr_dev_rcu(struct net *net,
+							const struct in6_addr *addr)
+{
+	struct net_device *dev;
+
+	for_each_netdev_rcu(net, dev) {
+		if (ipv6_chk_addr(net, addr, dev, 1))
+			return dev;
+	}
+	return NULL;
+}
+
+/*
+ * Neighbour updates: the wait queue and generation count that the netevent
+ * notifier of rverbs (rust/net/neighbour.rs) bumps and wakes.  The queue is
+ * defined by a macro, and waiting on it is one too.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(rverbs_neigh_wq);
+static atomic_t rverbs_neigh_generation = ATOMIC_INIT(0);
+
+int rust_helper_rverbs_neigh_generation(void)
+{
+	return atomic_read(&rverbs_neigh_generation);
+}
+
+void rust_helper_rverbs_neigh_updated(void)
+{
+	atomic_inc(&rverbs_neigh_generation);
+	wake_up_all(&rverbs_neigh_wq);
+}
+
+long rust_helper_rverbs_neigh_wait(int seen, long timeout)
+{
+	return wait_event_interruptible_timeout(rverbs_neigh_wq,
+						atomic_read(&rverbs_neigh_generation) != seen,
+						timeout);
+}
+
+/*
+ * Fields of struct net_device, which the kernel crate's bindings only know
+ * as an opaque type.
+ */
+int rust_helper_rverbs_netdev_ifindex(const struct net_device *dev)
+{
+	return dev->ifindex;
+}
+
+unsigned short rust_helper_rverbs_netdev_type(const struct net_device *dev)
+{
+	return dev->type;
+}
+
+const unsigned char *rust_helper_rverbs_netdev_dev_addr(const struct net_device *dev)
+{
+	return dev->dev_addr;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Network devices and namespaces, read under RCU.
+//!
+//! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
+
+use crate::bindings;
+use kernel::{
+    sync::rcu,
+    types::Opaque, //
+};
+
+/// A network device, borrowed for an RCU read-side critical section.
+///
+/// # Invariants
+///
+/// The wrapped `struct net_device` is valid for as long as a reference to
+/// it exists (references are only handed out bound to an RCU guard).
+#[repr(transparent)]
+pub(crate) struct NetDevice(Opaque<bindings::net_device>);
+
+impl NetDevice {
+    /// Returns the device behind a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a valid net device that stays valid for `'a` (for example
+    /// read under RCU, with `'a` within the read-side critical section).
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::net_device) -> &'a Self {
+        // SAFETY: `NetDevice` is transparent over `net_device`.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// Returns the raw pointer.
+    pub(crate) fn as_raw(&self) -> *mut bindings::net_device {
+        self.0.get()
+    }
+
+    /// The interface index.
+    pub(crate) fn ifindex(&self) -> i32 {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_netdev_ifindex(self.as_raw()) }
+    }
+
+    /// Whether the device is an IPoIB device (`ARPHRD_INFINIBAND`).
+    pub(crate) fn is_infiniband(&self) -> bool {
+        // SAFETY: By the type invariant the device is valid.
+        u32::from(unsafe { bindings::rverbs_netdev_type(self.as_raw()) })
+            == bindings::ARPHRD_INFINIBAND
+    }
+
+    /// The first six bytes of the hardware address (the MAC on Ethernet).
+    pub(crate) fn mac(&self) -> [u8; 6] {
+        let mut mac = [0u8; 6];
+        // SAFETY: By the type invariant the device is valid; `dev_addr` of
+        // a registered device points to `MAX_ADDR_LEN` bytes.
+        let addr = unsafe { bindings::rverbs_netdev_dev_addr(self.as_raw()) };
+        // SAFETY: See above: at least 6 readable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(addr, mac.as_mut_ptr(), mac.len()) };
+        mac
+    }
+
+    /// The network namespace of the device (`dev_net`).
+    pub(crate) fn net<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a Net {
+        // SAFETY: A device's namespace outlives it, and the device is valid
+        // for `'a`.
+        unsafe { Net::from_raw(bindings::rverbs_dev_net(self.as_raw())) }
+    }
+}
+
+/// A network namespace.
+///
+/// # Invariants
+///
+/// The wrapped `struct net` is valid for as long as a reference exists.
+#[repr(transparent)]
+pub(crate) struct Net(Opaque<bindings::net>);
+
+impl Net {
+    /// Returns the namespace behind a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a valid namespace for the lifetime `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::net) -> &'a Self {
+        // SAFETY: `Net` is transparent over `net`.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// Returns the raw pointer.
+    pub(crate) fn as_raw(&self) -> *mut bindings::net {
+        self.0.get()
+    }
+
+    /// The device of the namespace that has the IPv4 address `addr`
+    /// (`__ip_dev_find`).
+    pub(crate) fn dev_with_ipv4_addr<'a>(
+        &'a self,
+        _rcu: &'a rcu::Guard,
+        addr: [u8; 4],
+    ) -> Option<&'a NetDevice> {
+        // SAFETY: The namespace is valid and the RCU read lock is held
+        // (`devref` false: no reference is taken).
+        let dev = unsafe { bindings::__ip_dev_find(self.as_raw(), u32::from_ne_bytes(addr), false) };
+        // SAFETY: A device found under RCU stays valid within the critical
+        // section that `'a` is bounded by.
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+
+    /// The first device of the namespace that has the IPv6 address `addr`
+    /// (`ipv6_chk_addr` over `for_each_netdev_rcu`).
+    pub(crate) fn dev_with_ipv6_addr<'a>(
+        &'a self,
+        _rcu: &'a rcu::Guard,
+        addr: [u8; 16],
+    ) -> Option<&'a NetDevice> {
+        let mut in6 = bindings::in6_addr::default();
+        in6.in6_u.u6_addr8 = addr;
+        // SAFETY: The namespace is valid and the RCU read lock is held.
+        let dev = unsafe { bindings::rverbs_ipv6_addr_dev_rcu(self.as_raw(), &in6) };
+        // SAFETY: As for IPv4.
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+
+    /// The device with index `ifindex` (`dev_get_by_index_rcu`).
+    pub(crate) fn dev_by_index<'a>(&'a self, _rcu: &'a rcu::Guard, ifindex: i32) -> Option<&'a NetDevice> {
+        // SAFETY: The namespace is valid and the RCU read lock is held.
+        let dev = unsafe { bindings::dev_get_by_index_rcu(self.as_raw(), ifindex) };
+        // SAFETY: A device found under RCU stays valid within the critical
+        // section that `'a` is bounded by.
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+}

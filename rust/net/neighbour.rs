@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Neighbour entries (`struct neighbour`) and neighbour updates.
+//!
+//! C header: [`include/net/neighbour.h`](srctree/include/net/neighbour.h)
+//!
+//! A RoCE destination MAC comes from the neighbour entry of the next hop.
+//! When the entry is valid it is read at once; otherwise resolution (ARP,
+//! ND) is started and the caller waits for an update: [`Updates`] is the
+//! netevent notifier that wakes such waiters, [`wait_for_update`] the wait.
+
+use super::device::NetDevice;
+use crate::bindings;
+use core::ptr::NonNull;
+use kernel::{
+    error::to_result,
+    prelude::*,
+    time::Jiffies,
+    types::Opaque, //
+};
+
+/// A neighbour entry, with a reference held on it.
+///
+/// # Invariants
+///
+/// The pointer is a valid neighbour on which this object owns a reference.
+pub(crate) struct Neighbour(NonNull<bindings::neighbour>);
+
+impl Neighbour {
+    /// Takes over a referenced neighbour entry.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a valid neighbour whose reference the caller hands over.
+    pub(crate) unsafe fn from_raw(ptr: NonNull<bindings::neighbour>) -> Self {
+        // INVARIANT: The caller's promise.
+        Self(ptr)
+    }
+
+    /// The hardware address of a valid entry (`NUD_VALID`), read
+    /// consistently (`neigh_ha_snapshot`); for an entry that is not valid,
+    /// starts (or continues) its resolution (`neigh_event_send`) and fails
+    /// with `ENODATA`, as `dst_fetch_ha` of ib_core does.
+    pub(crate) fn hw_addr_or_solicit(&self, dev: &NetDevice) -> Result<[u8; 6]> {
+        let n = self.0.as_ptr();
+        // Big enough for any device's address (`MAX_ADDR_LEN`).
+        let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
+        // SAFETY: By the type invariant the entry is valid; its lock is
+        // taken and released in pairs here.
+        unsafe {
+            bindings::rverbs_neigh_read_lock_bh(n);
+            if u32::from((*n).nud_state) & bindings::NUD_VALID == 0 {
+                bindings::rverbs_neigh_read_unlock_bh(n);
+                bindings::neigh_event_send(n, core::ptr::null_mut());
+                return Err(crate::errno::enodata());
+            }
+            bindings::neigh_ha_snapshot(ha.as_mut_ptr().cast(), n, dev.as_raw());
+            bindings::rverbs_neigh_read_unlock_bh(n);
+        }
+        let mut mac = [0u8; 6];
+        mac.copy_from_slice(&ha[..6]);
+        Ok(mac)
+    }
+}
+
+impl Drop for Neighbour {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant we own one reference.
+        unsafe { bindings::neigh_release(self.0.as_ptr()) };
+    }
+}
+
+/// The notifier block of [`Updates`].
+struct NotifierBlock(Opaque<bindings::notifier_block>);
+
+// SAFETY: The block is only handed to the netevent notifier chain, which
+// serialises its use; Rust never reads or writes it.
+unsafe impl Sync for NotifierBlock {}
+
+static NOTIFIER: NotifierBlock = NotifierBlock(Opaque::new(bindings::notifier_block {
+    notifier_call: Some(neigh_update_callback),
+    next: core::ptr::null_mut(),
+    priority: 0,
+}));
+
+/// Netevent callback: a neighbour entry became valid, wake the waiters
+/// (what `netevent_callback` of ib_core's addr.c does for its requests).
+unsafe extern "C" fn neigh_update_callback(
+    _nb: *mut bindings::notifier_block,
+    event: kernel::ffi::c_ulong,
+    ptr: *mut kernel::ffi::c_void,
+) -> kernel::ffi::c_int {
+    // CAST: Netevent types are small enumerators.
+    if event as u32 == bindings::netevent_notif_type_NETEVENT_NEIGH_UPDATE {
+        let n = ptr.cast::<bindings::neighbour>();
+        // SAFETY: For NETEVENT_NEIGH_UPDATE, `ptr` is the valid neighbour
+        // being updated; `nud_state` is read as ib_core reads it.
+        if u32::from(unsafe { (*n).nud_state }) & bindings::NUD_VALID != 0 {
+            // SAFETY: Always safe to call.
+            unsafe { bindings::rverbs_neigh_updated() };
+        }
+    }
+    // CAST: NOTIFY_DONE is 0.
+    bindings::NOTIFY_DONE as kernel::ffi::c_int
+}
+
+/// The registration of the neighbour update notifier; unregisters on drop.
+pub(crate) struct Updates(());
+
+impl Updates {
+    /// Registers the netevent notifier (once per module).
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: `NOTIFIER` is static, so it outlives the registration,
+        // which `Drop` ends.
+        to_result(unsafe { bindings::register_netevent_notifier(NOTIFIER.0.get()) })?;
+        Ok(Self(()))
+    }
+}
+
+impl Drop for Updates {
+    fn drop(&mut self) {
+        // SAFETY: Registered in `register`.
+        unsafe { bindings::unregister_netevent_notifier(NOTIFIER.0.get()) };
+    }
+}
+
+/// The count of neighbour updates seen so far; pass it to
+/// [`wait_for_update`] to wait for the next one.
+pub(crate) fn update_generation() -> i32 {
+    // SAFETY: Always safe to call.
+    unsafe { bindings::rverbs_neigh_generation() }
+}
+
+/// How a [`wait_for_update`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaitResult {
+    /// A neighbour was updated after `generation` was read.
+    Updated,
+    /// The timeout passed first.
+    TimedOut,
+    /// A signal is pending.
+    Interrupted,
+}
+
+/// Waits, interruptibly, until a neighbour becomes valid after
+/// `generation` was read, for at most `timeout` jiffies.
+pub(crate) fn wait_for_update(generation: i32, timeout: Jiffies) -> WaitResult {
+    // CAST: Callers' timeouts are a second or so, far below `LONG_MAX`.
+    // SAFETY: Always safe to call from process context.
+    let ret = unsafe { bindings::rverbs_neigh_wait(generation, timeout as kernel::ffi::c_long) };
+    match ret {
+        r if r < 0 => WaitResult::Interrupted,
+        0 => WaitResult::TimedOut,
+        _ => WaitResult::Updated,
+    }
+}

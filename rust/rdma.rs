@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Safe abstractions over ib_core, the RDMA core of the kernel.
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+//!
+//! One C object per file. Each type is a `#[repr(transparent)]` wrapper of
+//! the C struct, reached from a raw pointer only through an `unsafe fn
+//! from_raw` whose safety section states what the C caller guarantees.
+//! Everything above this layer (`verbs`, `sw`) is written without `unsafe`
+//! and without `bindings::`.
+
+pub(crate) mod ah;
+pub(crate) mod ah_attr;
+pub(crate) mod device;
+pub(crate) mod gid;
+pub(crate) mod gid_attr;
+pub(crate) mod pd;
+pub(crate) mod udata;
+pub(crate) mod xrcd;

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Address vectors (`struct rdma_ah_attr`).
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+
+use super::{
+    gid::Gid,
+    gid_attr::GidAttr, //
+};
+use crate::bindings;
+use core::ptr::NonNull;
+use kernel::{
+    sync::aref::ARef,
+    types::Opaque, //
+};
+
+/// The kind of address an address vector holds (`enum rdma_ah_attr_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AhType {
+    /// Not set.
+    Undefined,
+    /// InfiniBand: LID routed, optionally with a GRH.
+    Ib,
+    /// RoCE: always with a GRH, and a destination MAC.
+    Roce,
+    /// Omni-Path.
+    Opa,
+    /// A value ib_core does not know.
+    Unknown(u32),
+}
+
+/// An address vector: where an address handle sends to.
+///
+/// The GRH part holds a counted reference to the source GID entry when
+/// `grh.sgid_attr` is set; see [`AhAttr::take_sgid_attr`] and
+/// [`AhAttr::set_sgid_attr`].
+///
+/// # Invariants
+///
+/// The wrapped `struct rdma_ah_attr` is valid, and `grh.sgid_attr` is null
+/// or points to a GID entry with a reference count owned by the attribute
+/// or by its owner for as long as a reference to it exists.
+#[repr(transparent)]
+pub(crate) struct AhAttr(Opaque<bindings::rdma_ah_attr>);
+
+impl AhAttr {
+    /// Returns the attribute behind a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr` points to a valid `struct rdma_ah_attr`, not accessed by
+    ///   anyone else during the lifetime `'a`,
+    /// - whose `grh.sgid_attr` is null or holds a reference count.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::rdma_ah_attr) -> &'a mut Self {
+        // SAFETY: `AhAttr` is transparent over `rdma_ah_attr`; the rest is
+        // the caller's promise.
+        unsafe { &mut *ptr.cast() }
+    }
+
+    /// Returns the raw pointer.
+    pub(crate) fn as_raw(&self) -> *mut bindings::rdma_ah_attr {
+        self.0.get()
+    }
+
+    fn raw(&self) -> &bindings::rdma_ah_attr {
+        // SAFETY: By the type invariant the attribute is valid, and nobody
+        // else accesses it while we hold a reference.
+        unsafe { &*self.as_raw() }
+    }
+
+    fn raw_mut(&mut self) -> &mut bindings::rdma_ah_attr {
+        // SAFETY: As in `raw`, and the reference is unique.
+        unsafe { &mut *self.as_raw() }
+    }
+
+    /// The port number.
+    pub(crate) fn port_num(&self) -> u32 {
+        self.raw().port_num
+    }
+
+    /// Whether the address vector has a GRH (`IB_AH_GRH` in `ah_flags`).
+    pub(crate) fn has_grh(&self) -> bool {
+        u32::from(self.raw().ah_flags) & bindings::ib_ah_flags_IB_AH_GRH != 0
+    }
+
+    /// The raw `enum rdma_ah_attr_type` value.
+    pub(crate) fn raw_type(&self) -> u32 {
+        self.raw().type_
+    }
+
+    /// The kind of address.
+    pub(crate) fn ah_type(&self) -> AhType {
+        match self.raw().type_ {
+            bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_UNDEFINED => AhType::Undefined,
+            bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_IB => AhType::Ib,
+            bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_ROCE => AhType::Roce,
+            bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_OPA => AhType::Opa,
+            other => AhType::Unknown(other),
+        }
+    }
+
+    /// The source GID entry, if one is referenced.
+    pub(crate) fn sgid_attr(&self) -> Option<&GidAttr> {
+        let ptr = self.raw().grh.sgid_attr;
+        // SAFETY: By the type invariant a non-null `sgid_attr` is a valid,
+        // referenced entry for as long as `self` is borrowed.
+        (!ptr.is_null()).then(|| unsafe { GidAttr::from_raw(ptr) })
+    }
+
+
+    /// Takes the referenced source GID entry out (leaving none).
+    pub(crate) fn take_sgid_attr(&mut self) -> Option<ARef<GidAttr>> {
+        let ptr = core::mem::replace(&mut self.raw_mut().grh.sgid_attr, core::ptr::null());
+        // SAFETY: By the type invariant the attribute owned that reference
+        // count; it is handed to the `ARef`.
+        NonNull::new(ptr.cast_mut()).map(|p| unsafe { ARef::from_raw(p.cast()) })
+    }
+
+    /// Stores a referenced source GID entry (there must be none yet).
+    pub(crate) fn set_sgid_attr(&mut self, attr: ARef<GidAttr>) {
+        let ptr = ARef::into_raw(attr);
+        // INVARIANT: The reference count of the `ARef` moves into the
+        // attribute.
+        self.raw_mut().grh.sgid_attr = ptr.as_ptr().cast::<bindings::ib_gid_attr>().cast_const();
+    }
+
+    /// The source GID index of the GRH.
+    pub(crate) fn sgid_index(&self) -> u32 {
+        self.raw().grh.sgid_index.into()
+    }
+
+    /// The destination GID of the GRH.
+    pub(crate) fn dgid(&self) -> Gid {
+        // SAFETY: `raw` is the byte view of the union; all views are plain
+        // data.
+        Gid::new(unsafe { *self.raw().grh.dgid.raw.as_ref() })
+    }
+
+
+    /// Sets the hop limit of the GRH.
+    pub(crate) fn set_hop_limit(&mut self, hop_limit: u8) {
+        self.raw_mut().grh.hop_limit = hop_limit;
+    }
+
+
+    /// Sets the destination MAC of a RoCE address vector.
+    pub(crate) fn set_roce_dmac(&mut self, dmac: [u8; 6]) {
+        // SAFETY: Every view of the union is plain data; writing the RoCE
+        // view is what makes it the active one.
+        unsafe { self.raw_mut().__bindgen_anon_1.roce.as_mut().dmac = dmac };
+    }
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `extern "C"` entry points with ib_core's signatures.
+//!
+//! Each one turns the raw pointers of ib_core's contract into the safe
+//! types of [`crate::rdma`] at once, calls the Rust core and turns the
+//! result back into ib_core's convention (object or `ERR_PTR`, 0 or
+//! negative errno).
+//!
+//! C header: [`include/rverbs.h`](../../include/rverbs.h)
+
+use crate::{
+    bindings,
+    rdma::{
+        ah::AhHandle,
+        ah_attr::AhAttr,
+        device::Device,
+        pd::Pd,
+        udata::Udata,
+        xrcd::{
+            Inode,
+            XrcdHandle, //
+        },
+    },
+    verbs,
+};
+
+/// `rdma_create_user_ah` in Rust.
+///
+/// # Safety
+///
+/// ib_core's contract for `rdma_create_user_ah`:
+/// - `pd` is a valid PD of a registered device, alive during the call,
+/// - `ah_attr` is a valid address vector owned by the caller, whose
+///   `grh.sgid_attr` is null or referenced,
+/// - `udata` is null (kernel caller) or valid for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rverbs_create_user_ah(
+    pd: *mut bindings::ib_pd,
+    ah_attr: *mut bindings::rdma_ah_attr,
+    udata: *mut bindings::ib_udata,
+) -> *mut bindings::ib_ah {
+    // SAFETY: The caller's promise (see `# Safety`).
+    let (pd, attr, udata) = unsafe {
+        (
+            Pd::from_raw(pd),
+            AhAttr::from_raw(ah_attr),
+            Udata::from_raw_opt(udata),
+        )
+    };
+    match verbs::ah::create_user_ah(pd, attr, udata) {
+        Ok(ah) => ah.into_raw(),
+        Err(e) => e.to_ptr(),
+    }
+}
+
+/// `rdma_destroy_ah_user` in Rust.
+///
+/// # Safety
+///
+/// `ah` is a live address handle created through ib_core (or this core),
+/// owned by the caller; `udata` is null or valid for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rverbs_destroy_ah_user(
+    ah: *mut bindings::ib_ah,
+    flags: u32,
+    udata: *mut bindings::ib_udata,
+) -> core::ffi::c_int {
+    // SAFETY: The caller's promise (see `# Safety`).
+    let (ah, udata) = unsafe { (AhHandle::from_raw(ah), Udata::from_raw_opt(udata)) };
+    match verbs::ah::destroy_ah_user(ah, flags, udata) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// `ib_alloc_xrcd_user` in Rust.
+///
+/// # Safety
+///
+/// `device` is a registered device, alive during the call; `inode` is null
+/// or a referenced inode; `udata` is null or valid for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rverbs_alloc_xrcd_user(
+    device: *mut bindings::ib_device,
+    inode: *mut bindings::inode,
+    udata: *mut bindings::ib_udata,
+) -> *mut bindings::ib_xrcd {
+    // SAFETY: The caller's promise (see `# Safety`).
+    let (device, inode, udata) = unsafe {
+        (
+            Device::from_raw(device),
+            Inode::from_raw_opt(inode),
+            Udata::from_raw_opt(udata),
+        )
+    };
+    match verbs::xrcd::alloc_xrcd_user(device, inode, udata) {
+        Ok(xrcd) => xrcd.into_raw(),
+        Err(e) => e.to_ptr(),
+    }
+}
+
+/// `ib_dealloc_xrcd_user` in Rust.
+///
+/// # Safety
+///
+/// `xrcd` is a live XRC domain owned by the caller; `udata` is null or
+/// valid for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rverbs_dealloc_xrcd_user(
+    xrcd: *mut bindings::ib_xrcd,
+    udata: *mut bindings::ib_udata,
+) -> core::ffi::c_int {
+    // SAFETY: The caller's promise (see `# Safety`).
+    let (xrcd, udata) = unsafe { (XrcdHandle::from_raw(xrcd), Udata::from_raw_opt(udata)) };
+    match verbs::xrcd::dealloc_xrcd_user(xrcd, udata) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}

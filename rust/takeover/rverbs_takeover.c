@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rverbs_takeover: a livepatch that routes ib_core's address handle and
+ * XRC domain verbs to the Rust verbs core of rverbs.ko.
+ *
+ * Loading it patches rdma_create_user_ah(), rdma_destroy_ah_user(),
+ * ib_alloc_xrcd_user() and ib_dealloc_xrcd_user() of ib_core onto
+ * rverbs_create_user_ah() and its twins, which have the same signatures and
+ * the same contract: every caller (ib_uverbs, so all of rdma-core, ib_umad,
+ * kernel ULPs destroying AHs) then runs the Rust core, on every device.
+ *
+ *   echo 0 > /sys/kernel/livepatch/rverbs_takeover/enabled
+ *
+ * and rmmod return to C.  Objects are plain ib_core objects either way, so
+ * one created under one mode may be destroyed under the other.
+ */
+
+#include <linux/livepatch.h>
+#include <linux/module.h>
+
+#include "rverbs.h"
+
+static struct klp_func rverbs_takeover_funcs[] = {
+	{
+		.old_name = "rdma_create_user_ah",
+		.new_func = rverbs_create_user_ah,
+	},
+	{
+		.old_name = "rdma_destroy_ah_user",
+		.new_func = rverbs_destroy_ah_user,
+	},
+	{
+		.old_name = "ib_alloc_xrcd_user",
+		.new_func = rverbs_alloc_xrcd_user,
+	},
+	{
+		.old_name = "ib_dealloc_xrcd_user",
+		.new_func = rverbs_dealloc_xrcd_user,
+	},
+	{ }
+};
+
+static struct klp_object rverbs_takeover_objs[] = {
+	{
+		.name = "ib_core",
+		.funcs = rverbs_takeover_funcs,
+	},
+	{ }
+};
+
+static struct klp_patch rverbs_takeover_patch = {
+	.mod = THIS_MODULE,
+	.objs = rverbs_takeover_objs,
+};
+
+static int __init rverbs_takeover_init(void)
+{
+	return klp_enable_patch(&rverbs_takeover_patch);
+}
+
+static void __exit rverbs_takeover_exit(void)
+{
+}
+
+module_init(rverbs_takeover_init);
+module_exit(rverbs_takeover_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Route ib_core's AH and XRCD verbs to the Rust core of rverbs");
+MODULE_INFO(livepatch, "Y");
