@@ -40,8 +40,8 @@ step "ibv_devinfo -d rxe0"
 ibv_devinfo -d rxe0
 
 step "UD ping-pong between the namespaces (ibv_ud_pingpong)"
-gid_a=$(gid_index rxe0 $IP4_A)
-gid_b=$(gid_index rxe1 $IP4_B)
+gid_a=$(gid_index rxe0 ::ffff:$IP4_A)
+gid_b=$(gid_index rxe1 ::ffff:$IP4_B)
 ip netns exec $NS ibv_ud_pingpong -d rxe1 -g "$gid_b" -n 20 >/dev/null &
 sleep 2
 ibv_ud_pingpong -d rxe0 -g "$gid_a" -n 20 $IP4_B

@@ -62,17 +62,52 @@ ns_cleanup() {
 	true
 }
 
-# gid_index DEV IP4 - index of the RoCE v2 IPv4-mapped GID of IP4 on port 1.
+# gid_index DEV GID - index of the RoCE v2 entry GID (any IPv6 text form,
+# ::ffff:a.b.c.d for IPv4) in port 1's GID table of DEV.
 gid_index() {
-	local dev=$1 ip=$2 want f i type
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	local dev=$1 want f i
+	want=$(python3 -c 'import socket, sys
+b = socket.inet_pton(socket.AF_INET6, sys.argv[1])
+print(":".join(b[i:i + 2].hex() for i in range(0, 16, 2)))' "$2") || return 1
 	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
 		i=${f##*/}
-		type=$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)
-		if [ "$(cat "$f")" = "$want" ] && [ "$type" = "RoCE v2" ]; then
+		if [ "$(cat "$f")" = "$want" ] &&
+		   [ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
 			echo "$i"
 			return 0
 		fi
 	done
 	return 1
+}
+
+# takeover_on / takeover_off - route ib_core's AH and XRCD verbs to the
+# Rust core (load rverbs_takeover.ko) or back to C (disable, unload); both
+# wait for the livepatch transition to finish.
+RVERBS_TAKEOVER_KO=${RVERBS_TAKEOVER_KO:-$RVERBS_TOP/rverbs_takeover.ko}
+LP=/sys/kernel/livepatch/rverbs_takeover
+
+takeover_on() {
+	local i
+	insmod "$RVERBS_TAKEOVER_KO" || return 1
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat $LP/transition 2>/dev/null)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+takeover_off() {
+	local i
+	[ -d $LP ] || return 0
+	echo 0 >$LP/enabled || return 1
+	for ((i = 0; i < 100; i++)); do
+		[ -d $LP ] || break
+		sleep 0.1
+	done
+	[ ! -d $LP ] && rmmod rverbs_takeover
+}
+
+# counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if absent).
+counter() {
+	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' /sys/kernel/debug/rverbs/counters
 }

@@ -43,8 +43,8 @@ ksft_check "ibv_devinfo: rxe0 link layer is Ethernet" \
 ksft_check "ibv_devinfo: rxe0 has the RoCE v2 GID of $IP4_A" \
 	grep -q "GID\[ *[0-9]*\]:.*::ffff:$IP4_A, RoCE v2" <<<"$info"
 
-gid_a=$(gid_index rxe0 $IP4_A)
-gid_b=$(gid_index rxe1 $IP4_B)
+gid_a=$(gid_index rxe0 ::ffff:$IP4_A)
+gid_b=$(gid_index rxe1 ::ffff:$IP4_B)
 ksft_check "IPv4-mapped RoCE v2 GIDs found in sysfs" test -n "$gid_a" -a -n "$gid_b"
 
 # pingpong: server in netns $NS on rxe1, client here on rxe0.

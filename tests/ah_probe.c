@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ah_probe: create one address handle through rdma-core, as an application
+ * does, and report exactly what happened.  A helper of the differential
+ * tests (rverbs_ah_diff.sh), which run it with the takeover off (C core)
+ * and on (Rust core) and compare.
+ *
+ *   ah_probe -d DEV [-p PORT] -s SGID_INDEX -g DGID [-n] [-l HOP_LIMIT]
+ *            [-x] [-H]
+ *
+ *   -n   no GRH (is_global = 0)
+ *   -x   after creating the AH, send one UD datagram through it (to QPN
+ *        0xabcde), so the destination MAC and hop limit can be seen on the
+ *        wire
+ *   -H   hold: after creating, print "created" and wait for a line on
+ *        stdin before destroying (to switch the core in between)
+ *   -X   instead of an AH, open an XRC domain on a new file (O_CREAT)
+ *
+ * Output, one "key: value" per line:
+ *   create: 0 | -<errno>       result of ibv_create_ah
+ *   elapsed_ms: N              time ibv_create_ah took
+ *   sent: 0 | -<errno>         (-x) result of the send's completion
+ *   destroy: 0 | -<errno>      result of ibv_destroy_ah
+ *   xrcd: 0 | -<errno>         (-X) result of ibv_open_xrcd
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define PROBE_QKEY 0x11111111
+#define PROBE_REMOTE_QPN 0xabcde
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static int send_one(struct ibv_context *ctx, struct ibv_pd *pd,
+		    struct ibv_ah *ah, int port)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = 64 },
+	};
+	struct ibv_qp_attr attr = {};
+	char payload[32] = "rverbs ah_probe";
+	struct ibv_sge sge = { .addr = (uintptr_t)payload,
+			       .length = sizeof(payload) };
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	long deadline;
+	int ret, n;
+
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	if (!cq)
+		return -errno;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ibv_create_qp(pd, &init);
+	if (!qp) {
+		ret = -errno;
+		goto out_cq;
+	}
+	attr.qp_state = IBV_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = port;
+	attr.qkey = PROBE_QKEY;
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY);
+	if (ret)
+		goto out_qp;
+	attr.qp_state = IBV_QPS_RTR;
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	if (ret)
+		goto out_qp;
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0;
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (ret)
+		goto out_qp;
+
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = PROBE_REMOTE_QPN;
+	wr.wr.ud.remote_qkey = PROBE_QKEY;
+	ret = ibv_post_send(qp, &wr, &bad);
+	if (ret)
+		goto out_qp;
+	ret = -ETIMEDOUT;
+	deadline = now_ms() + 5000;
+	while (now_ms() < deadline) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0) {
+			ret = -EIO;
+			break;
+		}
+		if (n == 1) {
+			ret = wc.status == IBV_WC_SUCCESS ? 0 : -EIO;
+			break;
+		}
+		usleep(1000);
+	}
+out_qp:
+	if (ret > 0)
+		ret = -ret;
+	ibv_destroy_qp(qp);
+out_cq:
+	ibv_destroy_cq(cq);
+	return ret;
+}
+
+static int open_xrcd(const char *dev)
+{
+	struct ibv_context *ctx = open_device(dev);
+	char path[] = "/tmp/ah_probe_xrcd_XXXXXX";
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.oflags = O_CREAT,
+	};
+	struct ibv_xrcd *xrcd;
+
+	if (!ctx)
+		return 2;
+	attr.fd = mkstemp(path);
+	if (attr.fd < 0)
+		return 2;
+	xrcd = ibv_open_xrcd(ctx, &attr);
+	printf("xrcd: %d\n", xrcd ? 0 : -errno);
+	if (xrcd)
+		printf("close: %d\n", ibv_close_xrcd(xrcd) ? -errno : 0);
+	close(attr.fd);
+	unlink(path);
+	ibv_close_device(ctx);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
+	const char *dev = NULL, *dgid = NULL;
+	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_ah *ah;
+	struct in6_addr gid;
+	char line[16];
+	long start;
+
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHX")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'p': attr.port_num = atoi(optarg); break;
+		case 's': sgid_index = atoi(optarg); break;
+		case 'g': dgid = optarg; break;
+		case 'n': attr.is_global = 0; break;
+		case 'l': hop_limit = atoi(optarg); break;
+		case 'x': send = 1; break;
+		case 'H': hold = 1; break;
+		case 'X': xrcd = 1; break;
+		default: return 2;
+		}
+	}
+	if (dev && xrcd)
+		return open_xrcd(dev);
+	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
+		fprintf(stderr, "usage: ah_probe -d DEV -s SGID_INDEX -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H]\n");
+		return 2;
+	}
+	ctx = open_device(dev);
+	if (!ctx) {
+		fprintf(stderr, "ah_probe: cannot open %s\n", dev);
+		return 2;
+	}
+	pd = ibv_alloc_pd(ctx);
+	if (!pd) {
+		fprintf(stderr, "ah_probe: ibv_alloc_pd: %s\n", strerror(errno));
+		return 2;
+	}
+	memcpy(attr.grh.dgid.raw, &gid, 16);
+	attr.grh.sgid_index = sgid_index;
+	attr.grh.hop_limit = hop_limit;
+
+	start = now_ms();
+	ah = ibv_create_ah(pd, &attr);
+	printf("create: %d\n", ah ? 0 : -errno);
+	printf("elapsed_ms: %ld\n", now_ms() - start);
+	fflush(stdout);
+	if (ah) {
+		if (send)
+			printf("sent: %d\n", send_one(ctx, pd, ah, attr.port_num));
+		if (hold) {
+			printf("created\n");
+			fflush(stdout);
+			if (!fgets(line, sizeof(line), stdin))
+				line[0] = '\0';
+		}
+		printf("destroy: %d\n", ibv_destroy_ah(ah) ? -errno : 0);
+	}
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}

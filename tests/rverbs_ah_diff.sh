@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Differential test of address handle creation: every scenario runs through
+# rdma-core (ibv_create_ah on rxe0, via ib_uverbs) twice in this boot, with
+# ib_core's C core (takeover off) and with the Rust core (takeover on), and
+# both must give exactly the result the C core is specified to give: the
+# errno, and on the wire (one UD datagram sent through the AH, captured on
+# veth0) the destination MAC, the IP hop limit and the VLAN. In Rust mode
+# the counter of the path taken must move by one.
+#
+# Topology: veth0 (192.0.2.1, 2001:db8::1, VLAN 100: 198.18.0.1) here with
+# rxe0; veth1 (.2, ::2, 198.18.0.2) in netns "peer" with rxe1. Every
+# address is a documentation/benchmark range; no packet leaves the guest.
+
+. "$(dirname "$0")/lib.sh"
+
+PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
+USER_HOP=7	# what the application asks for; unicast RoCE uses the route's
+CAP=/tmp/rverbs_ah_diff.cap
+
+cleanup() {
+	takeover_off
+	rdma link del rxe0 2>/dev/null
+	ip netns exec $NS rdma link del rxe1 2>/dev/null
+	ns_cleanup
+	rmmod rverbs 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+setup() {
+	modprobe rdma_rxe && modprobe ib_uverbs && modprobe 8021q || return 1
+	sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0
+	ip netns add $NS || return 1
+	ip netns exec $NS sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0
+	ip netns del $NS
+	ns_setup || return 1
+	ip link add link veth0 name veth0.100 type vlan id 100 &&
+	ip addr add 198.18.0.1/24 dev veth0.100 && ip link set veth0.100 up &&
+	ip -n $NS link add link veth1 name veth1.100 type vlan id 100 &&
+	ip -n $NS addr add 198.18.0.2/24 dev veth1.100 && ip -n $NS link set veth1.100 up || return 1
+	ip route add unreachable 198.51.100.0/24 &&
+	ip -6 route add unreachable 2001:db8:1::/64 || return 1
+	insmod "$RVERBS_KO" || return 1
+	rdma link add rxe0 type rxe netdev veth0 &&
+	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 || return 1
+	PEER_MAC=$(ip netns exec $NS cat /sys/class/net/veth1/address)
+	OWN_MAC=$(cat /sys/class/net/veth0/address)
+	PEER_LL=$(ip -n $NS -6 -br addr show dev veth1 scope link | awk '{ sub("/.*", "", $3); print $3 }')
+	OWN_LL=$(ip -6 -br addr show dev veth0 scope link | awk '{ sub("/.*", "", $3); print $3 }')
+	[ -n "$PEER_LL" ] && [ -n "$OWN_LL" ]
+}
+
+# Neighbour preparations.
+neigh_valid() { ping -c 1 -W 2 "$1" >/dev/null 2>&1; }
+neigh_absent() {
+	ip neigh flush dev veth0 >/dev/null 2>&1
+	ip -6 neigh flush dev veth0 >/dev/null 2>&1
+	ip neigh flush dev veth0.100 >/dev/null 2>&1
+	true
+}
+none() { true; }
+
+# probe SGID DGID [ARGS] - create an AH on rxe0 and send one datagram
+# through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen).
+probe() {
+	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- i
+	shift 2
+	idx=$(gid_index rxe0 "$sgid") || { echo "no-sgid-$sgid"; return; }
+	rm -f $CAP $CAP.err
+	timeout 20 tcpdump -i veth0 -e -n -v -c 1 -l --immediate-mode \
+		'udp dst port 4791 or (vlan and udp dst port 4791)' >$CAP 2>$CAP.err &
+	for ((i = 0; i < 50; i++)); do
+		grep -q 'listening on' $CAP.err 2>/dev/null && break
+		sleep 0.1
+	done
+	out=$($PROBE -d rxe0 -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
+	create=$(sed -n 's/^create: //p' <<<"$out")
+	sed -n 's/^elapsed_ms: //p' <<<"$out" >$CAP.ms
+	if [ "$create" = 0 ]; then
+		for ((i = 0; i < 50; i++)); do
+			[ -s $CAP ] && break
+			sleep 0.1
+		done
+	fi
+	kill %% 2>/dev/null
+	wait 2>/dev/null
+	if grep -q ethertype $CAP; then
+		dmac=$(awk 'NR == 1 { sub(",", "", $4); print $4 }' $CAP)
+		hop=$(grep -o -m1 -E '(ttl|hlim) [0-9]+' $CAP | awk '{ print $2 }')
+		vlan=$(grep -o -m1 -E 'vlan [0-9]+' $CAP | awk '{ print $2 }')
+		[ -n "$vlan" ] || vlan=-
+	fi
+	echo "create=$create dmac=$dmac hop=$hop vlan=${vlan}"
+}
+
+# The scenarios: name | preparation | source GID | destination GID | extra
+# probe args | expected result | Rust counter that moves by one.
+# The expected results are ib_core's (verbs.c, addr.c) for the input.
+scenarios() {
+	cat <<-EOT
+	ipv4 neighbour valid|neigh_valid 192.0.2.2|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv4 neighbour absent (ARP on first use)|neigh_absent|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	ipv4 neighbour never answers|neigh_absent|::ffff:192.0.2.1|::ffff:192.0.2.99||create=-110 dmac=- hop=- vlan=-|error.110
+	ipv4 unreachable route, bound to veth0 (on-link assumed, ARP times out)|neigh_absent|::ffff:192.0.2.1|::ffff:198.51.100.1||create=-110 dmac=- hop=- vlan=-|error.110
+	ipv4 destination is a local address|none|::ffff:192.0.2.1|::ffff:192.0.2.1||create=0 dmac=- hop=- vlan=-|dmac_local
+	ipv6 neighbour valid|neigh_valid 2001:db8::2|2001:db8::1|2001:db8::2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv6 neighbour absent (ND on first use)|neigh_absent|2001:db8::1|2001:db8::2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	ipv6 neighbour never answers|neigh_absent|2001:db8::1|2001:db8::99||create=-110 dmac=- hop=- vlan=-|error.110
+	ipv6 no route|none|2001:db8::1|2001:db8:1::1||create=-113 dmac=- hop=- vlan=-|error.113
+	ipv6 destination is a local address|none|2001:db8::1|2001:db8::1||create=0 dmac=- hop=- vlan=-|dmac_local
+	ipv6 link-local destination|neigh_absent|$OWN_LL|$PEER_LL||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	multicast ipv4-mapped GID|none|::ffff:192.0.2.1|::ffff:239.1.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
+	multicast ipv6 GID|none|2001:db8::1|ff0e::1:2:3||create=0 dmac=33:33:00:02:00:03 hop=$USER_HOP vlan=-|dmac_multicast
+	sgid on a VLAN device|neigh_valid 198.18.0.2|::ffff:198.18.0.1|::ffff:198.18.0.2||create=0 dmac=$PEER_MAC hop=64 vlan=100|dmac_neigh_fast
+	bad port number|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-p 2|create=-22 dmac=- hop=- vlan=-|-
+	RoCE port without GRH|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-n|create=-22 dmac=- hop=- vlan=-|error.22
+	EOT
+}
+
+# probe_index IDX DGID - as probe, with a raw source GID index.
+probe_index() {
+	local out
+	out=$($PROBE -d rxe0 -s "$1" -g "$2" -l $USER_HOP)
+	echo "create=$(sed -n 's/^create: //p' <<<"$out")"
+}
+
+ktap_print_header
+setup || ktap_exit_fail_msg "setup failed"
+mapfile -t CASES < <(scenarios)
+# Two results per scenario and per raw-index case, and a timing check for
+# each timeout.
+timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')
+ktap_set_plan $((${#CASES[@]} * 2 + 4 + timeouts * 2))
+
+declare -A RESULT
+for mode in C Rust; do
+	if [ $mode = Rust ]; then
+		takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
+	fi
+	for c in "${CASES[@]}"; do
+		IFS='|' read -r name prep sgid dgid args expect ctr <<<"$c"
+		$prep
+		before=$(counter "$ctr")
+		got=$(probe "$sgid" "$dgid" $args)
+		after=$(counter "$ctr")
+		desc="$name [$mode]"
+		ok=1
+		[ "$got" = "$expect" ] || ok=0
+		if [ $mode = Rust ] && [ "$ctr" != - ] && [ $((after - before)) != 1 ]; then
+			ok=0
+			ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
+		fi
+		[ "$got" = "$expect" ] || ktap_print_msg "$desc: got '$got', want '$expect'"
+		RESULT[$name/$mode]=$got
+		if [ "${expect#create=-110}" != "$expect" ]; then
+			TIMES[${#TIMES[@]}]="$name [$mode]:$(cat $CAP.ms)"
+		fi
+		if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
+	done
+	# Raw GID indexes: an empty slot of the table, and the last index.
+	ksft_check "sgid index of an empty GID slot fails with ENODATA [$mode]" \
+		test "$(probe_index 20 ::ffff:192.0.2.2)" = "create=-61"
+	ksft_check "sgid index 255 (past the entries) fails with ENODATA [$mode]" \
+		test "$(probe_index 255 ::ffff:192.0.2.2)" = "create=-61"
+	[ $mode = Rust ] && takeover_off
+done
+
+# ib_core bounds neighbour resolution by 1000 ms; so must Rust.
+for t in "${TIMES[@]}"; do
+	ms=${t##*:}
+	ksft_check "${t%:*} gave up after 1000 ms (took $ms ms)" test "$ms" -ge 1000 -a "$ms" -lt 3000
+done
+
+ktap_finished
