@@ -18,7 +18,12 @@
     unreachable_pub,
     unsafe_op_in_unsafe_fn,
     clippy::all,
-    clippy::undocumented_unsafe_blocks
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::ptr_as_ptr,
+    clippy::ref_as_ptr,
+    clippy::undocumented_unsafe_blocks,
+    unnecessary_transmutes
 )]
 
 // Every type the allowlisted headers mention but do not define is the

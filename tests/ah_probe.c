@@ -179,22 +179,42 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHX")) != -1) {
 		switch (opt) {
-		case 'd': dev = optarg; break;
-		case 'p': attr.port_num = atoi(optarg); break;
-		case 's': sgid_index = atoi(optarg); break;
-		case 'g': dgid = optarg; break;
-		case 'n': attr.is_global = 0; break;
-		case 'l': hop_limit = atoi(optarg); break;
-		case 'x': send = 1; break;
-		case 'H': hold = 1; break;
-		case 'X': xrcd = 1; break;
-		default: return 2;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'p':
+			attr.port_num = atoi(optarg);
+			break;
+		case 's':
+			sgid_index = atoi(optarg);
+			break;
+		case 'g':
+			dgid = optarg;
+			break;
+		case 'n':
+			attr.is_global = 0;
+			break;
+		case 'l':
+			hop_limit = atoi(optarg);
+			break;
+		case 'x':
+			send = 1;
+			break;
+		case 'H':
+			hold = 1;
+			break;
+		case 'X':
+			xrcd = 1;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (dev && xrcd)
 		return open_xrcd(dev);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
-		fprintf(stderr, "usage: ah_probe -d DEV -s SGID_INDEX -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H]\n");
+		fprintf(stderr,
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);

@@ -13,7 +13,8 @@ RVERBS_TOP=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: run_suite.sh BUILD_DIR}
 KSFT_DIR=$("$RVERBS_TOP/scripts/kdir-path.sh" src)/tools/testing/selftests
 RVERBS_KO=$RVERBS_TOP/rverbs.ko
-export RVERBS_TOP KSFT_DIR RVERBS_KO
+RVERBS_TEST_BIN=$(cd "$build" && pwd)
+export RVERBS_TOP KSFT_DIR RVERBS_KO RVERBS_TEST_BIN
 
 # TEST_GEN_PROGS / TEST_PROGS of a kselftest Makefile, in order.
 make_list() {

@@ -16,12 +16,14 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 if [ ! -r "$RVERBS_KO" ]; then
 	ktap_exit_fail_msg "$RVERBS_KO not built"
 fi
 rmmod rverbs 2>/dev/null
+# rverbs.ko uses ib_core's symbols; insmod does not load dependencies.
+modprobe ib_core || ktap_exit_fail_msg "cannot load ib_core"
 
 debugfs_before=$(ls /sys/kernel/debug)
 kmsg_mark
@@ -36,6 +38,9 @@ ksft_check "debugfs directory exists" test -d /sys/kernel/debug/rverbs
 
 ksft_check "debugfs version reads 0.1.0" \
 	test "$(cat /sys/kernel/debug/rverbs/version 2>/dev/null)" = 0.1.0
+
+ksft_check "debugfs counters start at zero" \
+	test "$(awk '$1 != "end" { s += $2 } END { print s + 0 }' /sys/kernel/debug/rverbs/counters)" = 0
 
 ksft_check "module is live with no users" \
 	test "$(cat /sys/module/rverbs/refcnt 2>/dev/null)" = 0

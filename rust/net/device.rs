@@ -101,7 +101,8 @@ impl Net {
     ) -> Option<&'a NetDevice> {
         // SAFETY: The namespace is valid and the RCU read lock is held
         // (`devref` false: no reference is taken).
-        let dev = unsafe { bindings::__ip_dev_find(self.as_raw(), u32::from_ne_bytes(addr), false) };
+        let dev =
+            unsafe { bindings::__ip_dev_find(self.as_raw(), u32::from_ne_bytes(addr), false) };
         // SAFETY: A device found under RCU stays valid within the critical
         // section that `'a` is bounded by.
         (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
@@ -114,8 +115,9 @@ impl Net {
         _rcu: &'a rcu::Guard,
         addr: [u8; 16],
     ) -> Option<&'a NetDevice> {
-        let mut in6 = bindings::in6_addr::default();
-        in6.in6_u.u6_addr8 = addr;
+        let in6 = bindings::in6_addr {
+            in6_u: bindings::in6_addr__bindgen_ty_1 { u6_addr8: addr },
+        };
         // SAFETY: The namespace is valid and the RCU read lock is held.
         let dev = unsafe { bindings::rverbs_ipv6_addr_dev_rcu(self.as_raw(), &in6) };
         // SAFETY: As for IPv4.
@@ -123,7 +125,11 @@ impl Net {
     }
 
     /// The device with index `ifindex` (`dev_get_by_index_rcu`).
-    pub(crate) fn dev_by_index<'a>(&'a self, _rcu: &'a rcu::Guard, ifindex: i32) -> Option<&'a NetDevice> {
+    pub(crate) fn dev_by_index<'a>(
+        &'a self,
+        _rcu: &'a rcu::Guard,
+        ifindex: i32,
+    ) -> Option<&'a NetDevice> {
         // SAFETY: The namespace is valid and the RCU read lock is held.
         let dev = unsafe { bindings::dev_get_by_index_rcu(self.as_raw(), ifindex) };
         // SAFETY: A device found under RCU stays valid within the critical

@@ -85,6 +85,11 @@ static NOTIFIER: NotifierBlock = NotifierBlock(Opaque::new(bindings::notifier_bl
 
 /// Netevent callback: a neighbour entry became valid, wake the waiters
 /// (what `netevent_callback` of ib_core's addr.c does for its requests).
+///
+/// # Safety
+///
+/// Called by the netevent notifier chain only: for
+/// `NETEVENT_NEIGH_UPDATE`, `ptr` is a valid `struct neighbour`.
 unsafe extern "C" fn neigh_update_callback(
     _nb: *mut bindings::notifier_block,
     event: kernel::ffi::c_ulong,

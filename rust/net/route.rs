@@ -51,10 +51,15 @@ impl Route {
     ) -> Result<Route> {
         match (src, dst) {
             (IpAddr::V4(s), IpAddr::V4(d)) => {
-                let mut fl4 = bindings::flowi4::default();
-                fl4.daddr = u32::from_ne_bytes(*d);
-                fl4.saddr = u32::from_ne_bytes(*s);
-                fl4.__fl_common.flowic_oif = oif;
+                let mut fl4 = bindings::flowi4 {
+                    __fl_common: bindings::flowi_common {
+                        flowic_oif: oif,
+                        ..Default::default()
+                    },
+                    daddr: u32::from_ne_bytes(*d),
+                    saddr: u32::from_ne_bytes(*s),
+                    ..Default::default()
+                };
                 // SAFETY: `net` is valid under the RCU read lock; `fl4` is a
                 // valid flow key; no socket.
                 let rt = from_err_ptr(unsafe {
@@ -71,10 +76,15 @@ impl Route {
                 })
             }
             (IpAddr::V6(s), IpAddr::V6(d)) => {
-                let mut fl6 = bindings::flowi6::default();
-                fl6.daddr.in6_u.u6_addr8 = *d;
-                fl6.saddr.in6_u.u6_addr8 = *s;
-                fl6.__fl_common.flowic_oif = oif;
+                let mut fl6 = bindings::flowi6 {
+                    __fl_common: bindings::flowi_common {
+                        flowic_oif: oif,
+                        ..Default::default()
+                    },
+                    daddr: in6_addr(d),
+                    saddr: in6_addr(s),
+                    ..Default::default()
+                };
                 // SAFETY: As above; no socket, no final destination.
                 let dst = from_err_ptr(unsafe {
                     bindings::ip6_dst_lookup_flow(
@@ -147,6 +157,13 @@ impl Route {
         // SAFETY: `dst_neigh_lookup` returned null or a referenced entry,
         // whose reference the `Neighbour` takes.
         NonNull::new(n).map(|n| unsafe { Neighbour::from_raw(n) })
+    }
+}
+
+/// An IPv6 address as the C type.
+fn in6_addr(addr: &[u8; 16]) -> bindings::in6_addr {
+    bindings::in6_addr {
+        in6_u: bindings::in6_addr__bindgen_ty_1 { u6_addr8: *addr },
     }
 }
 

@@ -92,7 +92,10 @@ impl AhHandle {
             None
         };
         let sgid_raw = sgid_attr.map_or(core::ptr::null(), |a| {
-            ARef::into_raw(a).as_ptr().cast::<bindings::ib_gid_attr>().cast_const()
+            ARef::into_raw(a)
+                .as_ptr()
+                .cast::<bindings::ib_gid_attr>()
+                .cast_const()
         });
 
         // SAFETY: `ah` is a fresh, zeroed, exclusively owned allocation of

@@ -108,7 +108,6 @@ impl AhAttr {
         (!ptr.is_null()).then(|| unsafe { GidAttr::from_raw(ptr) })
     }
 
-
     /// Takes the referenced source GID entry out (leaving none).
     pub(crate) fn take_sgid_attr(&mut self) -> Option<ARef<GidAttr>> {
         let ptr = core::mem::replace(&mut self.raw_mut().grh.sgid_attr, core::ptr::null());
@@ -137,12 +136,10 @@ impl AhAttr {
         Gid::new(unsafe { *self.raw().grh.dgid.raw.as_ref() })
     }
 
-
     /// Sets the hop limit of the GRH.
     pub(crate) fn set_hop_limit(&mut self, hop_limit: u8) {
         self.raw_mut().grh.hop_limit = hop_limit;
     }
-
 
     /// Sets the destination MAC of a RoCE address vector.
     pub(crate) fn set_roce_dmac(&mut self, dmac: [u8; 6]) {

@@ -60,7 +60,6 @@ impl Device {
         unsafe { bindings::rdma_is_grh_required(self.as_raw(), port) }
     }
 
-
     /// Whether the driver supports XRC domains (`ops.alloc_xrcd`).
     pub(crate) fn has_alloc_xrcd(&self) -> bool {
         self.ops().alloc_xrcd.is_some()

@@ -95,10 +95,9 @@ impl GidAttr {
         let index = i32::try_from(index).map_err(|_| EINVAL)?;
         // SAFETY: `device` is valid; `rdma_get_gid_attr` checks the port
         // and the index itself.
-        let ptr = from_err_ptr(unsafe {
-            bindings::rdma_get_gid_attr(device.as_raw(), port, index)
-        }
-        .cast_mut())?;
+        let ptr = from_err_ptr(
+            unsafe { bindings::rdma_get_gid_attr(device.as_raw(), port, index) }.cast_mut(),
+        )?;
         // INVARIANT: `rdma_get_gid_attr` returned a valid entry with a
         // reference count that the `ARef` now owns.
         // SAFETY: Non-null: `from_err_ptr` passed it, and it is not an

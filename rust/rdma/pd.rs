@@ -41,7 +41,6 @@ impl Pd {
         unsafe { Device::from_raw((*self.as_raw()).device) }
     }
 
-
     /// Counts one more object using the PD.
     pub(super) fn get_use(&self) {
         // SAFETY: By the type invariant the PD is valid.

@@ -83,8 +83,8 @@ impl XrcdHandle {
         };
         // SAFETY: `device` is valid; the helper allocates `size_ib_xrcd`
         // zeroed bytes with GFP_KERNEL.
-        let xrcd = NonNull::new(unsafe { bindings::rverbs_zalloc_xrcd(device.as_raw()) })
-            .ok_or(ENOMEM)?;
+        let xrcd =
+            NonNull::new(unsafe { bindings::rverbs_zalloc_xrcd(device.as_raw()) }).ok_or(ENOMEM)?;
         let ptr = xrcd.as_ptr();
         // SAFETY: `xrcd` is a fresh, zeroed, exclusively owned allocation;
         // `usecnt` starts at 0 by the zeroing, as `atomic_set(.., 0)`.
@@ -121,7 +121,8 @@ impl XrcdHandle {
     pub(crate) fn dealloc(self, udata: Option<&Udata>) -> Result {
         let ptr = self.0.as_ptr();
         // SAFETY: By the type invariant the XRCD and its device are valid.
-        let dealloc = unsafe { (*(*ptr).device).ops.dealloc_xrcd }.ok_or_else(crate::errno::eopnotsupp)?;
+        let dealloc =
+            unsafe { (*(*ptr).device).ops.dealloc_xrcd }.ok_or_else(crate::errno::eopnotsupp)?;
         // SAFETY: The XRCD is live and owned; `udata` is valid.
         to_result(unsafe { dealloc(ptr, udata::as_raw_opt(udata)) })?;
         // SAFETY: The driver released its part; the memory is from kzalloc.

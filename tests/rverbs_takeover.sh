@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The takeover: rverbs_takeover.ko patches ib_core's AH and XRCD verbs onto
+# the Rust core. With it on, rdma-core's tools interoperate between rxe0
+# and rxe1 (second namespace) and every AH goes through Rust; objects cross
+# the modes (created under C, destroyed under Rust and the reverse); it can
+# be switched off while UD traffic runs; XRCD on rxe fails as in C.
+
+. "$(dirname "$0")/lib.sh"
+
+PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
+
+cleanup() {
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+	takeover_off
+	rdma link del rxe0 2>/dev/null
+	ip netns exec $NS rdma link del rxe1 2>/dev/null
+	ns_cleanup
+	rmmod rverbs 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+setup() {
+	modprobe rdma_rxe && modprobe ib_uverbs && modprobe rdma_ucm || return 1
+	insmod "$RVERBS_KO" || return 1
+	ns_setup || return 1
+	rdma link add rxe0 type rxe netdev veth0 &&
+	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 || return 1
+	GID_A=$(gid_index rxe0 ::ffff:$IP4_A) && GID_B=$(gid_index rxe1 ::ffff:$IP4_B)
+}
+
+# pingpong PROG ITERS PORT - server on rxe1 in the peer namespace, client
+# here on rxe0; succeeds when both ends complete every iteration.
+pingpong() {
+	local prog=$1 iters=$2 port=$3 srv rc
+	ip netns exec $NS timeout 120 $prog -d rxe1 -g "$GID_B" -n "$iters" -p "$port" \
+		>/tmp/$prog.srv 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 120 $prog -d rxe0 -g "$GID_A" -n "$iters" -p "$port" $IP4_B >/tmp/$prog.cli 2>&1
+	rc=$?
+	wait $srv || rc=1
+	[ $rc = 0 ] && grep -q "$iters iters" /tmp/$prog.cli && grep -q "$iters iters" /tmp/$prog.srv
+}
+
+rping_pair() {
+	local srv rc
+	ip netns exec $NS timeout 60 rping -s -a $IP4_B -C 3 >/tmp/rping.srv 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 60 rping -c -a $IP4_B -C 3 -v >/tmp/rping.cli 2>&1
+	rc=$?
+	wait $srv || rc=1
+	[ $rc = 0 ] && [ "$(grep -c 'ping data' /tmp/rping.cli)" = 3 ]
+}
+
+xrcd_result() {
+	$PROBE -d rxe0 -X | sed -n 's/^xrcd: //p'
+}
+
+# held_ah SWITCH - create an AH (rxe0 -> rxe1), run SWITCH, destroy it;
+# prints the destroy result.
+held_ah() {
+	local line
+	coproc HELD { $PROBE -d rxe0 -s "$GID_A" -g ::ffff:$IP4_B -H; }
+	while read -r line <&"${HELD[0]}"; do
+		[ "$line" = created ] && break
+		[ "${line#create: }" != "$line" ] && [ "$line" != "create: 0" ] && break
+	done
+	$1 >/dev/null
+	echo go >&"${HELD[1]}"
+	sed -n 's/^destroy: //p' <&"${HELD[0]}"
+	wait $HELD_PID 2>/dev/null
+}
+
+ktap_print_header
+setup || ktap_exit_fail_msg "setup failed"
+ktap_set_plan 15
+ping -c 1 -W 2 $IP4_B >/dev/null
+
+ksft_check "takeover loads, its transition completes" takeover_on
+ksft_check "livepatch rverbs_takeover is enabled" test "$(cat $LP/enabled)" = 1
+ksft_check "rverbs.ko cannot be unloaded while the takeover uses it" \
+	bash -c '! rmmod rverbs 2>/dev/null'
+
+created=$(counter ah_created)
+destroyed=$(counter ah_destroyed)
+ksft_check "ibv_ud_pingpong rxe0 -> rxe1 with the Rust core" pingpong ibv_ud_pingpong 50 18600
+ksft_check "both UD AHs were created and destroyed by the Rust core" \
+	test $(($(counter ah_created) - created)) = 2 -a $(($(counter ah_destroyed) - destroyed)) = 2
+ksft_check "ibv_rc_pingpong rxe0 -> rxe1 with the Rust core" pingpong ibv_rc_pingpong 50 18601
+ksft_check "rping rxe0 -> rxe1 with the Rust core" rping_pair
+ksft_check "XRCD on rxe fails with EOPNOTSUPP [Rust]" test "$(xrcd_result)" = -95
+
+ksft_check "takeover disables and unloads" takeover_off
+ksft_check "XRCD on rxe fails with EOPNOTSUPP [C]" test "$(xrcd_result)" = -95
+
+created=$(counter ah_created)
+destroyed=$(counter ah_destroyed)
+ksft_check "AH created under C is destroyed under Rust" test "$(held_ah takeover_on)" = 0
+ksft_check "... counted as destroyed, not created, by Rust" \
+	test $(($(counter ah_created) - created)) = 0 -a $(($(counter ah_destroyed) - destroyed)) = 1
+
+created=$(counter ah_created)
+destroyed=$(counter ah_destroyed)
+ksft_check "AH created under Rust is destroyed under C" test "$(held_ah takeover_off)" = 0
+ksft_check "... counted as created, not destroyed, by Rust" \
+	test $(($(counter ah_created) - created)) = 1 -a $(($(counter ah_destroyed) - destroyed)) = 0
+
+switch_during_traffic() {
+	local pp rc
+	takeover_on || return 1
+	pingpong ibv_ud_pingpong 3000 18602 &
+	pp=$!
+	sleep 4
+	takeover_off
+	rc=$?
+	wait $pp && [ $rc = 0 ]
+}
+ksft_check "takeover disabled while ibv_ud_pingpong runs; traffic completes" switch_during_traffic
+
+ktap_finished
