@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma-core's own Python test suite (pyverbs) on rxe0, once with the C core
+# and once with the Rust core: the AH tests (test_addr) and the UD traffic
+# tests of test_qpex, test_cqex and test_cq_events must give the same
+# results, test by test, in both modes, and the Rust run must have created
+# its AHs in Rust.
+
+. "$(dirname "$0")/lib.sh"
+
+RDMA_CORE_TESTS=${RDMA_CORE_TESTS:-/opt/src/rdma-core/tests}
+MODULES="test_addr test_qpex test_cqex test_cq_events"
+
+cleanup() {
+	takeover_off
+	rdma link del rxe0 2>/dev/null
+	ns_cleanup
+	rmmod rverbs 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# run_suite OUT - run the rdma-core tests; OUT gets one "name result" line
+# per test (result: ok, skipped, FAIL or ERROR), sorted.
+run_suite() {
+	(cd "$RDMA_CORE_TESTS" &&
+	 timeout 900 python3 run_tests.py --dev rxe0 -v $MODULES) >"$1.log" 2>&1
+	# "test_x (tests.mod.Class.test_x)", maybe a docstring line, then
+	# "... result" at the end of a line.
+	awk '
+		/^test[^ ]* \([^)]*\)/ { name = $2; gsub(/[()]/, "", name) }
+		match($0, / \.\.\. (ok|skipped|FAIL|ERROR)/) && name != "" {
+			r = substr($0, RSTART + 5); sub(/ .*/, "", r)
+			print name, r; name = ""
+		}
+	' "$1.log" | sort >"$1"
+}
+
+ktap_print_header
+[ -d "$RDMA_CORE_TESTS" ] || ktap_exit_fail_msg "rdma-core tests not found in $RDMA_CORE_TESTS"
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+	rdma link add rxe0 type rxe netdev veth0 || ktap_exit_fail_msg "setup failed"
+ktap_set_plan 5
+
+run_suite /tmp/rdmacore.c
+c_total=$(wc -l </tmp/rdmacore.c)
+c_pass=$(grep -c ' ok$' /tmp/rdmacore.c)
+ktap_print_msg "C core: $c_total tests, $c_pass passed"
+ksft_check "rdma-core tests ran with the C core ($c_total tests)" test "$c_total" -gt 20
+ksft_check "rdma-core tests pass with the C core (no FAIL or ERROR)" \
+	bash -c '! grep -qE " (FAIL|ERROR)$" /tmp/rdmacore.c'
+
+takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
+created=$(counter ah_created)
+run_suite /tmp/rdmacore.rust
+rust_created=$(($(counter ah_created) - created))
+takeover_off
+ktap_print_msg "Rust core: $(wc -l </tmp/rdmacore.rust) tests, $(grep -c ' ok$' /tmp/rdmacore.rust) passed, $rust_created AHs created in Rust"
+
+ksft_check "same results test by test with the Rust core" diff -u /tmp/rdmacore.c /tmp/rdmacore.rust
+ksft_check "the Rust core created the AHs of the Rust run" test "$rust_created" -gt 0
+ksft_check "every AH the Rust core created was destroyed" \
+	test "$(counter ah_created)" = "$(counter ah_destroyed)"
+
+ktap_finished
