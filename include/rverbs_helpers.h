@@ -22,9 +22,6 @@ struct net_device;
 struct rtable;
 struct sk_buff;
 
-/* rverbs.c */
-const char *rust_helper_rverbs_kernel_release(void);
-
 /* rdma.c */
 bool rust_helper_rdma_is_port_valid(const struct ib_device *device, u32 port);
 bool rust_helper_rdma_is_grh_required(const struct ib_device *device, u32 port);

@@ -8,11 +8,14 @@
 //! the C struct, reached from a raw pointer only through an `unsafe fn
 //! from_raw` whose safety section states what the C caller guarantees.
 //! Everything above this layer (`verbs`, `sw`) is written without `unsafe`
-//! and without `bindings::`.
+//! and without `bindings::`. [`bindings`] holds the generated bindings,
+//! for this layer, [`crate::net`] and [`crate::takeover`] only.
 
 pub(crate) mod ah;
 pub(crate) mod ah_attr;
+pub(crate) mod bindings;
 pub(crate) mod device;
+pub(crate) mod errno;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod pd;

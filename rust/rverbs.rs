@@ -5,10 +5,6 @@
 //! This is the crate root of `rverbs.ko`. It declares the module and the
 //! crate's modules; everything else lives in them:
 //!
-//! - [`bindings`] holds the build-time generated bindings of the headers
-//!   in `include/` (the C helpers, later ib_core), for the abstraction layer
-//!   only;
-//! - [`utsname`] tells the running kernel's identity;
 //! - [`debugfs`] owns `/sys/kernel/debug/rverbs/`;
 //! - [`rdma`] and [`net`] are the safe abstractions over ib_core, routes
 //!   and neighbours: every `unsafe` of the verbs core is there;
@@ -17,13 +13,10 @@
 
 use kernel::prelude::*;
 
-mod bindings;
 mod debugfs;
-mod errno;
 mod net;
 mod rdma;
 mod takeover;
-mod utsname;
 mod verbs;
 
 /// Version of rverbs, reported at load time and in debugfs.
@@ -47,11 +40,7 @@ impl kernel::Module for Rverbs {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let neigh_updates = net::neighbour::Updates::register()?;
         let debugfs = KBox::pin_init(debugfs::Root::new(), GFP_KERNEL)?;
-        pr_info!(
-            "rverbs {} loaded (kernel {})\n",
-            VERSION,
-            utsname::release()
-        );
+        pr_info!("rverbs {} loaded\n", VERSION);
         Ok(Rverbs {
             _debugfs: debugfs,
             _neigh_updates: neigh_updates,

@@ -32,7 +32,7 @@ ksft_check "insmod succeeds" insmod "$RVERBS_KO"
 
 log=$(kmsg_since)
 ksft_check "load logs exactly one version line" \
-	test "$(grep -c "rverbs 0.1.0 loaded (kernel $(uname -r))" <<<"$log")" = 1
+	test "$(grep -c "rverbs 0.1.0 loaded$" <<<"$log")" = 1
 
 ksft_check "debugfs directory exists" test -d /sys/kernel/debug/rverbs
 

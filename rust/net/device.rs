@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
 
-use crate::bindings;
+use crate::rdma::bindings;
 use kernel::{
     sync::rcu,
     types::Opaque, //

@@ -10,7 +10,7 @@
 //! netevent notifier that wakes such waiters, [`wait_for_update`] the wait.
 
 use super::device::NetDevice;
-use crate::bindings;
+use crate::rdma::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::to_result,
@@ -52,7 +52,7 @@ impl Neighbour {
             if u32::from((*n).nud_state) & bindings::NUD_VALID == 0 {
                 bindings::rverbs_neigh_read_unlock_bh(n);
                 bindings::neigh_event_send(n, core::ptr::null_mut());
-                return Err(crate::errno::enodata());
+                return Err(crate::rdma::errno::enodata());
             }
             bindings::neigh_ha_snapshot(ha.as_mut_ptr().cast(), n, dev.as_raw());
             bindings::rverbs_neigh_read_unlock_bh(n);

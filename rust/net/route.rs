@@ -13,7 +13,7 @@ use super::{
     neighbour::Neighbour,
     IpAddr,
 };
-use crate::bindings;
+use crate::rdma::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::from_err_ptr,

@@ -13,7 +13,7 @@ use super::{
         Udata, //
     },
 };
-use crate::bindings;
+use crate::rdma::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::to_result,
@@ -72,7 +72,7 @@ impl AhHandle {
             None => ops.create_ah,
         };
         let Some(op) = op else {
-            return Err(crate::errno::eopnotsupp());
+            return Err(crate::rdma::errno::eopnotsupp());
         };
         let gfp = if sleepable {
             bindings::GFP_KERNEL
@@ -149,7 +149,7 @@ impl AhHandle {
         let (device, pd, sgid_attr) = unsafe { ((*ah).device, (*ah).pd, (*ah).sgid_attr) };
         // SAFETY: The device is valid.
         let Some(destroy) = (unsafe { (*device).ops.destroy_ah }) else {
-            return Err(crate::errno::eopnotsupp());
+            return Err(crate::rdma::errno::eopnotsupp());
         };
         // SAFETY: The AH is live and owned by us; `udata` is valid.
         to_result(unsafe { destroy(ah, flags) })?;

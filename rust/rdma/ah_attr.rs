@@ -8,7 +8,7 @@ use super::{
     gid::Gid,
     gid_attr::GidAttr, //
 };
-use crate::bindings;
+use crate::rdma::bindings;
 use core::ptr::NonNull;
 use kernel::{
     sync::aref::ARef,

@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
-use crate::bindings;
+use crate::rdma::bindings;
 use kernel::types::Opaque;
 
 /// An RDMA device registered with ib_core.

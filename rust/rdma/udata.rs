@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
-use crate::bindings;
+use crate::rdma::bindings;
 use kernel::types::Opaque;
 
 /// The input and output buffers that userspace passed with a verb, for the

@@ -11,7 +11,7 @@ use super::{
         Udata, //
     },
 };
-use crate::bindings;
+use crate::rdma::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::to_result,
@@ -79,7 +79,7 @@ impl XrcdHandle {
         udata: Option<&Udata>,
     ) -> Result<XrcdHandle> {
         let Some(alloc) = device.ops().alloc_xrcd else {
-            return Err(crate::errno::eopnotsupp());
+            return Err(crate::rdma::errno::eopnotsupp());
         };
         // SAFETY: `device` is valid; the helper allocates `size_ib_xrcd`
         // zeroed bytes with GFP_KERNEL.
@@ -121,8 +121,8 @@ impl XrcdHandle {
     pub(crate) fn dealloc(self, udata: Option<&Udata>) -> Result {
         let ptr = self.0.as_ptr();
         // SAFETY: By the type invariant the XRCD and its device are valid.
-        let dealloc =
-            unsafe { (*(*ptr).device).ops.dealloc_xrcd }.ok_or_else(crate::errno::eopnotsupp)?;
+        let dealloc = unsafe { (*(*ptr).device).ops.dealloc_xrcd }
+            .ok_or_else(crate::rdma::errno::eopnotsupp)?;
         // SAFETY: The XRCD is live and owned; `udata` is valid.
         to_result(unsafe { dealloc(ptr, udata::as_raw_opt(udata)) })?;
         // SAFETY: The driver released its part; the memory is from kzalloc.

@@ -27,10 +27,6 @@ use super::stats::{
     Event, //
 };
 use crate::{
-    errno::{
-        eaddrnotavail,
-        enodata, //
-    },
     net::{
         neighbour::{
             self,
@@ -41,6 +37,10 @@ use crate::{
     },
     rdma::{
         ah_attr::AhAttr,
+        errno::{
+            eaddrnotavail,
+            enodata, //
+        },
         gid::Gid,
         gid_attr::{
             GidAttr,

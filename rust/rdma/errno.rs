@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/uapi/asm-generic/errno.h`](srctree/include/uapi/asm-generic/errno.h)
 
-use crate::bindings;
+use crate::rdma::bindings;
 use kernel::error::Error;
 
 fn errno(code: u32) -> Error {
