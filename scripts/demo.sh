@@ -17,14 +17,7 @@ step() {
 	printf '\n\033[1m== %s\033[0m\n' "$*"
 }
 
-cleanup() {
-	takeover_off
-	rdma link del rxe0 2>/dev/null || true
-	ip netns exec $NS rdma link del rxe1 2>/dev/null || true
-	ns_cleanup
-	rmmod rverbs 2>/dev/null || true
-}
-trap cleanup EXIT
+trap teardown EXIT
 
 step "kernel $(uname -r), loading rverbs.ko"
 kmsg_mark
@@ -36,8 +29,7 @@ echo "  /sys/kernel/debug/rverbs/version: $(cat /sys/kernel/debug/rverbs/version
 step "soft-RoCE: rxe0 on veth0 ($IP4_A), rxe1 on veth1 ($IP4_B) in netns $NS"
 modprobe rdma_rxe
 ns_setup
-rdma link add rxe0 type rxe netdev veth0
-ip netns exec $NS rdma link add rxe1 type rxe netdev veth1
+rxe_pair_up
 echo "\$ rdma link"
 rdma link
 

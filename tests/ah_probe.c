@@ -14,7 +14,7 @@
  *        wire
  *   -H   hold: after creating, print "created" and wait for a line on
  *        stdin before destroying (to switch the core in between)
- *   -X   instead of an AH, open an XRC domain on a new file (O_CREAT)
+ *   -X   instead of an AH, open an XRC domain on an unnamed file (O_CREAT)
  *
  * Output, one "key: value" per line:
  *   create: 0 | -<errno>       result of ibv_create_ah
@@ -143,7 +143,6 @@ out_cq:
 static int open_xrcd(const char *dev)
 {
 	struct ibv_context *ctx = open_device(dev);
-	char path[] = "/tmp/ah_probe_xrcd_XXXXXX";
 	struct ibv_xrcd_init_attr attr = {
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
 		.oflags = O_CREAT,
@@ -152,7 +151,8 @@ static int open_xrcd(const char *dev)
 
 	if (!ctx)
 		return 2;
-	attr.fd = mkstemp(path);
+	/* An unnamed file: its inode is what the XRCD is shared through. */
+	attr.fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
 	if (attr.fd < 0)
 		return 2;
 	xrcd = ibv_open_xrcd(ctx, &attr);
@@ -160,7 +160,6 @@ static int open_xrcd(const char *dev)
 	if (xrcd)
 		printf("close: %d\n", ibv_close_xrcd(xrcd) ? -errno : 0);
 	close(attr.fd);
-	unlink(path);
 	ibv_close_device(ctx);
 	return 0;
 }

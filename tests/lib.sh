@@ -9,6 +9,10 @@
 #   ns_setup / ns_cleanup    veth0 here, veth1 in netns "peer", with
 #                            192.0.2.1/24 and 192.0.2.2/24 (TEST-NET-1)
 #                            and 2001:db8::1/64, 2001:db8::2/64
+#   rxe_pair_up / teardown   rxe0 and rxe1 on them; undo everything
+#   gid_index DEV GID        index of a RoCE v2 GID in DEV's table
+#   takeover_on / _off       switch ib_core's verbs to Rust and back
+#   counter NAME             a counter of /sys/kernel/debug/rverbs/counters
 
 RVERBS_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${RVERBS_TOP:=$(cd "$RVERBS_TESTS_DIR/.." && pwd)}"
@@ -110,4 +114,25 @@ takeover_off() {
 # counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if absent).
 counter() {
 	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' /sys/kernel/debug/rverbs/counters
+}
+
+# rxe_pair_up - soft-RoCE on both ends: rxe0 on veth0 here, rxe1 on veth1 in
+# netns $NS (ns_setup first).
+rxe_pair_up() {
+	rdma link add rxe0 type rxe netdev veth0 &&
+	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1
+}
+
+# teardown - undo whatever a test set up: background jobs, the takeover,
+# rxe0/rxe1, the namespaces, rverbs.ko and rdma_rxe. Always succeeds.
+teardown() {
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+	takeover_off
+	rdma link del rxe0 2>/dev/null
+	ip netns exec $NS rdma link del rxe1 2>/dev/null
+	ns_cleanup
+	rmmod rverbs 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	true
 }

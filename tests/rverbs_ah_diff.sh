@@ -19,16 +19,7 @@ PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 USER_HOP=7	# what the application asks for; unicast RoCE uses the route's
 CAP=/tmp/rverbs_ah_diff.cap
 
-cleanup() {
-	takeover_off
-	rdma link del rxe0 2>/dev/null
-	ip netns exec $NS rdma link del rxe1 2>/dev/null
-	ns_cleanup
-	rmmod rverbs 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-	true
-}
-trap cleanup EXIT
+trap teardown EXIT
 
 setup() {
 	modprobe rdma_rxe && modprobe ib_uverbs && modprobe 8021q || return 1
@@ -44,8 +35,7 @@ setup() {
 	ip route add unreachable 198.51.100.0/24 &&
 	ip -6 route add unreachable 2001:db8:1::/64 || return 1
 	insmod "$RVERBS_KO" || return 1
-	rdma link add rxe0 type rxe netdev veth0 &&
-	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 || return 1
+	rxe_pair_up || return 1
 	PEER_MAC=$(ip netns exec $NS cat /sys/class/net/veth1/address)
 	OWN_MAC=$(cat /sys/class/net/veth0/address)
 	PEER_LL=$(ip -n $NS -6 -br addr show dev veth1 scope link | awk '{ sub("/.*", "", $3); print $3 }')

@@ -12,15 +12,7 @@
 RDMA_CORE_TESTS=${RDMA_CORE_TESTS:-/opt/src/rdma-core/tests}
 MODULES="test_addr test_qpex test_cqex test_cq_events"
 
-cleanup() {
-	takeover_off
-	rdma link del rxe0 2>/dev/null
-	ns_cleanup
-	rmmod rverbs 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-	true
-}
-trap cleanup EXIT
+trap teardown EXIT
 
 # run_suite OUT - run the rdma-core tests; OUT gets one "name result" line
 # per test (result: ok, skipped, FAIL or ERROR), sorted.

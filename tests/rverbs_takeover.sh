@@ -11,25 +11,12 @@
 
 PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 
-cleanup() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
-	takeover_off
-	rdma link del rxe0 2>/dev/null
-	ip netns exec $NS rdma link del rxe1 2>/dev/null
-	ns_cleanup
-	rmmod rverbs 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-	true
-}
-trap cleanup EXIT
+trap teardown EXIT
 
 setup() {
 	modprobe rdma_rxe && modprobe ib_uverbs && modprobe rdma_ucm || return 1
 	insmod "$RVERBS_KO" || return 1
-	ns_setup || return 1
-	rdma link add rxe0 type rxe netdev veth0 &&
-	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 || return 1
+	ns_setup && rxe_pair_up || return 1
 	GID_A=$(gid_index rxe0 ::ffff:$IP4_A) && GID_B=$(gid_index rxe1 ::ffff:$IP4_B)
 }
 

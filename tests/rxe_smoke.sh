@@ -10,16 +10,7 @@
 
 ITERS=50
 
-cleanup() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
-	rdma link del rxe0 2>/dev/null
-	rdma link del rxe1 2>/dev/null
-	ns_cleanup
-	modprobe -r rdma_rxe 2>/dev/null
-	true
-}
-trap cleanup EXIT
+trap teardown EXIT
 
 ktap_print_header
 ktap_set_plan 11
