@@ -37,7 +37,7 @@ KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) 
 	$(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
 
 .PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint \
-	fmt help
+	fmt help bench
 
 all: modules
 
@@ -78,6 +78,12 @@ vm: modules
 ## make run             the demo: load rverbs, bring up soft-RoCE, show it
 run: modules
 	scripts/vm.sh $(CURDIR)/scripts/demo.sh
+
+## make bench           C core vs Rust core benchmark, side by side, in the VM
+bench: modules
+	@mkdir -p build/bench
+	scripts/in-root.sh $(MAKE) -s -C tests OUTPUT=$(CURDIR)/build/bench all
+	RVERBS_VM_OUT=$(CURDIR)/build/bench/vm scripts/vm.sh "$(CURDIR)/scripts/bench.sh $(CURDIR)/build/bench"
 
 ## make lint            rustfmt --check, clippy build, checkpatch on C files
 lint: $(KDIR_DEP)

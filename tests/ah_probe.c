@@ -15,6 +15,8 @@
  *   -H   hold: after creating, print "created" and wait for a line on
  *        stdin before destroying (to switch the core in between)
  *   -X   instead of an AH, open an XRC domain on an unnamed file (O_CREAT)
+ *   -N COUNT  benchmark: create and destroy the AH COUNT times, print the
+ *        mean time of one create+destroy pair (bench_ns_per_pair)
  *
  * Output, one "key: value" per line:
  *   create: 0 | -<errno>       result of ibv_create_ah
@@ -140,6 +142,38 @@ out_cq:
 	return ret;
 }
 
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static int run_bench(struct ibv_context *ctx, struct ibv_pd *pd,
+		     struct ibv_ah_attr *attr, long count)
+{
+	struct ibv_ah *ah;
+	long i, start;
+
+	start = now_ns();
+	for (i = 0; i < count; i++) {
+		ah = ibv_create_ah(pd, attr);
+		if (!ah) {
+			printf("create: %d\n", -errno);
+			return 1;
+		}
+		if (ibv_destroy_ah(ah)) {
+			printf("destroy: %d\n", -errno);
+			return 1;
+		}
+	}
+	printf("bench_ns_per_pair: %ld\n", (now_ns() - start) / count);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
+
 static int open_xrcd(const char *dev)
 {
 	struct ibv_context *ctx = open_device(dev);
@@ -169,6 +203,7 @@ int main(int argc, char **argv)
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
 	const char *dev = NULL, *dgid = NULL;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0;
+	long bench = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_ah *ah;
@@ -176,7 +211,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHX")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -205,6 +240,9 @@ int main(int argc, char **argv)
 		case 'X':
 			xrcd = 1;
 			break;
+		case 'N':
+			bench = atol(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -229,6 +267,9 @@ int main(int argc, char **argv)
 	memcpy(attr.grh.dgid.raw, &gid, 16);
 	attr.grh.sgid_index = sgid_index;
 	attr.grh.hop_limit = hop_limit;
+
+	if (bench > 0)
+		return run_bench(ctx, pd, &attr, bench);
 
 	start = now_ms();
 	ah = ibv_create_ah(pd, &attr);
