@@ -98,14 +98,31 @@ ksft_check "AH created under Rust is destroyed under C" test "$(held_ah takeover
 ksft_check "... counted as created, not destroyed, by Rust" \
 	test $(($(counter ah_created) - created)) = 1 -a $(($(counter ah_destroyed) - destroyed)) = 0
 
+sent_pkts() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
+}
+
 switch_during_traffic() {
-	local pp rc
+	local pp rc running start i
 	takeover_on || return 1
-	pingpong ibv_ud_pingpong 3000 18602 &
+	start=$(sent_pkts)
+	pingpong ibv_ud_pingpong 100000 18602 &
 	pp=$!
-	sleep 4
+	# Switch once the UD traffic is flowing (1000 packets out), while the
+	# ping-pong is still running.
+	for ((i = 0; i < 300; i++)); do
+		[ $(($(sent_pkts) - start)) -gt 1000 ] && break
+		sleep 0.1
+	done
+	kill -0 $pp 2>/dev/null && running=1
 	takeover_off
 	rc=$?
+	if [ -z "$running" ]; then
+		ktap_print_msg "the ping-pong had ended before the switch:"
+		sed "s/^/# /" /tmp/ibv_ud_pingpong.cli /tmp/ibv_ud_pingpong.srv
+		return 1
+	fi
+	ktap_print_msg "switched after $(($(sent_pkts) - start)) packets"
 	wait $pp && [ $rc = 0 ]
 }
 ksft_check "takeover disabled while ibv_ud_pingpong runs; traffic completes" switch_during_traffic
