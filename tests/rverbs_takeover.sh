@@ -106,7 +106,7 @@ switch_during_traffic() {
 	local pp rc running start i
 	takeover_on || return 1
 	start=$(sent_pkts)
-	pingpong ibv_ud_pingpong 100000 18602 &
+	pingpong ibv_ud_pingpong 30000 18602 &
 	pp=$!
 	# Switch once the UD traffic is flowing (1000 packets out), while the
 	# ping-pong is still running.
