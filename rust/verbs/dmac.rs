@@ -20,7 +20,9 @@
 //! caller's context: no allocation, no work item, no context switch. A
 //! neighbour that is not valid yet is solicited (ARP, ND) and the caller
 //! waits for the netevent that makes it valid, bounded by the same 1000 ms
-//! and with the same errors; unlike ib_core's, the wait is interruptible.
+//! and with the same errors; unlike ib_core's, the wait is interruptible,
+//! and it retries every [`RETRY_MS`] so that an entry flushed during its
+//! resolution does not turn into a spurious `ETIMEDOUT`.
 
 use super::stats::{
     self,
@@ -62,6 +64,16 @@ use kernel::{
 /// How long neighbour resolution may take, as ib_core's
 /// `rdma_addr_find_l2_eth_by_grh` passes to `rdma_resolve_ip`.
 const RESOLVE_TIMEOUT_MS: i64 = 1000;
+
+/// The longest wait between two attempts while resolution is pending.
+///
+/// ib_core retries only when a neighbour becomes valid, or at the timeout.
+/// If the entry being resolved is flushed meanwhile (`ip neigh flush`, a
+/// netdev event), the reply to its solicitation is dropped and nothing
+/// wakes the request: ib_core fails with `ETIMEDOUT`. Retrying at least
+/// this often looks the entry up again, solicits afresh and recovers. A
+/// neighbour that never answers still fails after `RESOLVE_TIMEOUT_MS`.
+const RETRY_MS: i64 = 100;
 
 /// The multicast MAC of an IPv4 group (`ip_eth_mc_map`): 01:00:5e and the
 /// low 23 bits of the address.
@@ -160,8 +172,8 @@ fn find_l2_eth_by_grh(sgid_attr: &GidAttr, dgid: &Gid) -> Result<L2> {
             return Err(ETIMEDOUT);
         }
         let left = timeout - elapsed;
-        // CAST: `left` is at most RESOLVE_TIMEOUT_MS, positive.
-        let left_ms = left.as_millis().max(1) as u32;
+        // CAST: At most RETRY_MS, positive.
+        let left_ms = left.as_millis().clamp(1, RETRY_MS) as u32;
         waited = true;
         if neighbour::wait_for_update(generation, msecs_to_jiffies(left_ms))
             == WaitResult::Interrupted
