@@ -124,15 +124,18 @@ rxe_pair_up() {
 }
 
 # teardown - undo whatever a test set up: background jobs, the takeover,
-# rxe0/rxe1, the namespaces, rverbs.ko and rdma_rxe. Always succeeds.
+# rxe0/rxe1, the namespaces, rverbs.ko and rdma_rxe. Always succeeds, also
+# under "set -e".
 teardown() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
-	takeover_off
-	rdma link del rxe0 2>/dev/null
-	ip netns exec $NS rdma link del rxe1 2>/dev/null
+	local pids
+
+	pids=$(jobs -p)
+	[ -z "$pids" ] || kill $pids 2>/dev/null || true
+	wait 2>/dev/null || true
+	takeover_off || true
+	rdma link del rxe0 2>/dev/null || true
+	ip netns exec $NS rdma link del rxe1 2>/dev/null || true
 	ns_cleanup
-	rmmod rverbs 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-	true
+	rmmod rverbs 2>/dev/null || true
+	modprobe -r rdma_rxe 2>/dev/null || true
 }

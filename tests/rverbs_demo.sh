@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The demo of "make run" (scripts/demo.sh) works, in this boot: it exits
+# with 0, the UD ping-pong completes on the Rust core, whose counters show
+# the two AHs created and destroyed, and nothing is left behind.
+
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+ktap_set_plan 4
+
+out=$("$RVERBS_TOP/scripts/demo.sh" 2>&1)
+rc=$?
+sed 's/^/# /' <<<"$out"
+ksft_check "make run's demo exits with 0" test $rc = 0
+ksft_check "the demo's ibv_ud_pingpong completed" grep -q '20 iters in' <<<"$out"
+ksft_check "the demo shows both AHs created and destroyed by Rust" \
+	bash -c 'grep -q "^  ah_created 2$" <<<"$1" && grep -q "^  ah_destroyed 2$" <<<"$1"' _ "$out"
+ksft_check "nothing is left: no RDMA link, no rverbs module" \
+	test -z "$(rdma link show 2>/dev/null)" -a ! -e /sys/module/rverbs
+
+ktap_finished
