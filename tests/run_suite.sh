@@ -45,7 +45,9 @@ for t in "${tests[@]}"; do
 	"$KSFT_DIR"/*) dir=${t#"$KSFT_DIR"/}; dir=${dir%/*} ;;
 	*) dir=rverbs ;;
 	esac
+	start=$SECONDS
 	run_one "$dir" "$t"
+	ktap_print_msg "$dir: ${t##*/} took $((SECONDS - start)) s"
 done
 ktap_print_totals
 [ "$KTAP_CNT_FAIL" -eq 0 ]
