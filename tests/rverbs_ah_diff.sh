@@ -53,34 +53,43 @@ neigh_absent() {
 }
 none() { true; }
 
+# start_capture - one capture of every RoCE datagram leaving veth0, for
+# the whole run; probe() reads the datagram each AH sent.
+start_capture() {
+	local i
+	tcpdump -i veth0 -e -n -v -l --immediate-mode \
+		'udp dst port 4791 or (vlan and udp dst port 4791)' >$CAP 2>$CAP.err &
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' $CAP.err 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # probe SGID DGID [ARGS] - create an AH on rxe0 and send one datagram
 # through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen).
 probe() {
-	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- i
+	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- seen line i
 	shift 2
-	idx=$(gid_index rxe0 "$sgid") || { echo "no-sgid-$sgid"; return; }
-	rm -f $CAP $CAP.err
-	timeout 20 tcpdump -i veth0 -e -n -v -c 1 -l --immediate-mode \
-		'udp dst port 4791 or (vlan and udp dst port 4791)' >$CAP 2>$CAP.err &
-	for ((i = 0; i < 50; i++)); do
-		grep -q 'listening on' $CAP.err 2>/dev/null && break
-		sleep 0.1
-	done
+	idx=${GIDX[$sgid]}
+	[ -n "$idx" ] || { echo "no-sgid-$sgid"; return; }
+	seen=$(grep -c ethertype $CAP)
 	out=$($PROBE -d rxe0 -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
 	create=$(sed -n 's/^create: //p' <<<"$out")
 	sed -n 's/^elapsed_ms: //p' <<<"$out" >$CAP.ms
 	if [ "$create" = 0 ]; then
-		for ((i = 0; i < 50; i++)); do
-			[ -s $CAP ] && break
+		# The send has completed: its datagram is on veth0 or, for a
+		# local destination, never will be.
+		for ((i = 0; i < 10; i++)); do
+			[ "$(grep -c ethertype $CAP)" -gt "$seen" ] && break
 			sleep 0.1
 		done
 	fi
-	kill %% 2>/dev/null
-	wait 2>/dev/null
-	if grep -q ethertype $CAP; then
-		dmac=$(awk 'NR == 1 { sub(",", "", $4); print $4 }' $CAP)
-		hop=$(grep -o -m1 -E '(ttl|hlim) [0-9]+' $CAP | awk '{ print $2 }')
-		vlan=$(grep -o -m1 -E 'vlan [0-9]+' $CAP | awk '{ print $2 }')
+	line=$(grep ethertype $CAP | sed -n "$((seen + 1))p")
+	if [ -n "$line" ]; then
+		dmac=$(awk '{ sub(",", "", $4); print $4 }' <<<"$line")
+		hop=$(grep -o -m1 -E '(ttl|hlim) [0-9]+' <<<"$line" | awk '{ print $2 }')
+		vlan=$(grep -o -m1 -E 'vlan [0-9]+' <<<"$line" | awk '{ print $2 }')
 		[ -n "$vlan" ] || vlan=-
 	fi
 	echo "create=$create dmac=$dmac hop=$hop vlan=${vlan}"
@@ -119,7 +128,14 @@ probe_index() {
 
 ktap_print_header
 setup || ktap_exit_fail_msg "setup failed"
+start_capture || ktap_exit_fail_msg "tcpdump did not start"
 mapfile -t CASES < <(scenarios)
+# The GID table does not change during the run: look each source up once.
+declare -A GIDX
+for c in "${CASES[@]}"; do
+	IFS='|' read -r _ _ sgid _ <<<"$c"
+	[ -n "${GIDX[$sgid]}" ] || GIDX[$sgid]=$(gid_index rxe0 "$sgid")
+done
 # Two results per scenario and per raw-index case, and a timing check for
 # each timeout.
 timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')
