@@ -9,7 +9,8 @@
 # a kernel tree whose Rust metadata is rebuilt for Debian's stock kernel
 # (scripts/mkkdir.sh), both cached under $(RVERBS_CACHE).  With your own
 # Rust-enabled kernel build tree, "make KDIR=/path/to/build" builds the
-# modules with your toolchain instead, with no root and no cache.
+# modules with your toolchain instead, with no root and no cache; the VM
+# targets (vm, run, check, bench) always use the root and Debian's kernel.
 #
 # The kernel's build system reads Kbuild, not this file.
 
@@ -71,16 +72,16 @@ clean:
 	rm -rf tests/output
 
 ## make vm CMD='...'    boot the stock kernel in QEMU and run CMD as root
-vm: modules
+vm: modules kdir
 	@test -n "$$CMD" || { echo "usage: make vm CMD='...'" >&2; exit 2; }
 	scripts/vm.sh "$$CMD"
 
 ## make run             the demo: load rverbs, bring up soft-RoCE, show it
-run: modules
+run: modules kdir
 	scripts/vm.sh $(CURDIR)/scripts/demo.sh
 
 ## make bench           C core vs Rust core benchmark, side by side, in the VM
-bench: modules
+bench: modules kdir
 	@mkdir -p build/bench
 	scripts/in-root.sh $(MAKE) -s -C tests OUTPUT=$(CURDIR)/build/bench all
 	RVERBS_VM_OUT=$(CURDIR)/build/bench/vm scripts/vm.sh "$(CURDIR)/scripts/bench.sh $(CURDIR)/build/bench"
@@ -94,6 +95,6 @@ fmt: $(KDIR_DEP)
 	scripts/lint.sh --fix
 
 ## make check           lint + build + the whole kselftest suite, one VM boot
-check: lint
+check: kdir lint
 	$(MAKE) modules
 	scripts/check.sh
