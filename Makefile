@@ -62,14 +62,14 @@ rust-analyzer: $(KDIR_DEP)
 	$(KMAKE) rust-analyzer
 	$(IN_ROOT) python3 scripts/rust-analyzer.py rust-project.json rust/rverbs.rs
 
-## make clean           remove build products from the repository
+## make clean           remove build products and test output (build/)
 clean:
 	rm -rf rust-project.json .tmp_versions
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '*.mod.o' -o -name '.*.cmd' -o -name '*.d' -o -name '*.rmeta' \
 		-o -name 'modules.order' -o -name 'Module.symvers' \
 		-o -name 'bindings_generated.rs' \) -not -path './.git/*' -delete
-	rm -rf tests/output
+	rm -rf tests/output build
 
 ## make vm CMD='...'    boot the stock kernel in QEMU and run CMD as root
 vm: modules kdir
