@@ -9,6 +9,7 @@
  */
 #include <linux/if_arp.h>
 #include <linux/livepatch.h>
+#include <linux/netdevice.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/neighbour.h>
@@ -16,6 +17,7 @@
 #include <net/route.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>

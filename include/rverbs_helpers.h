@@ -19,6 +19,7 @@ struct in6_addr;
 struct neighbour;
 struct net;
 struct net_device;
+struct netdev_notifier_info;
 struct rtable;
 struct sk_buff;
 
@@ -27,6 +28,7 @@ bool rust_helper_rdma_is_port_valid(const struct ib_device *device, u32 port);
 bool rust_helper_rdma_is_grh_required(const struct ib_device *device, u32 port);
 struct ib_ah *rust_helper_rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp);
 struct ib_xrcd *rust_helper_rverbs_zalloc_xrcd(struct ib_device *device);
+bool rust_helper_ib_device_try_get(struct ib_device *dev);
 void rust_helper_rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd);
 bool rust_helper_rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd);
 
@@ -55,5 +57,12 @@ const unsigned char *rust_helper_rverbs_netdev_dev_addr(const struct net_device 
 int rust_helper_rverbs_neigh_generation(void);
 void rust_helper_rverbs_neigh_updated(void);
 long rust_helper_rverbs_neigh_wait(int seen, long timeout);
+unsigned int rust_helper_rverbs_netdev_mtu(const struct net_device *dev);
+bool rust_helper_rverbs_netdev_is_up(const struct net_device *dev);
+bool rust_helper_rverbs_netdev_is_active(struct net_device *dev);
+bool rust_helper_is_vlan_dev(const struct net_device *dev);
+void rust_helper_dev_put(struct net_device *dev);
+struct net_device *
+rust_helper_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info);
 
 #endif /* _RVERBS_HELPERS_H */

@@ -46,4 +46,9 @@ impl Root {
             dir,
         })
     }
+
+    /// The directory, for entries of their own (a directory per device).
+    pub(crate) fn dir(&self) -> Dir {
+        self.dir.clone()
+    }
 }

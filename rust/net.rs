@@ -9,6 +9,7 @@
 
 pub(crate) mod device;
 pub(crate) mod neighbour;
+pub(crate) mod notifier;
 pub(crate) mod route;
 
 /// An IPv4 or IPv6 address, in network byte order.

@@ -21,3 +21,10 @@ pub(crate) mod gid_attr;
 pub(crate) mod pd;
 pub(crate) mod udata;
 pub(crate) mod xrcd;
+pub(crate) mod driver;
+pub(crate) mod link;
+pub(crate) mod ops;
+
+/// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
+/// software device speaks.
+pub(crate) const RDMA_DRIVER_RXE: u32 = bindings::rdma_driver_id_RDMA_DRIVER_RXE;

@@ -9,13 +9,15 @@
 //! - [`rdma`] and [`net`] are the safe abstractions over ib_core, routes
 //!   and neighbours: every `unsafe` of the verbs core is there;
 //! - [`verbs`] is the verbs core for address handles and XRC domains;
-//! - [`takeover`] is its C ABI, for the livepatch `rverbs_takeover.ko`.
+//! - [`takeover`] is its C ABI, for the livepatch `rverbs_takeover.ko`;
+//! - [`sw`] is rv0, the software RoCE device (link type `rverbs`).
 
 use kernel::prelude::*;
 
 mod debugfs;
 mod net;
 mod rdma;
+mod sw;
 mod takeover;
 mod verbs;
 
@@ -28,10 +30,27 @@ module! {
     authors: ["rverbs developers"],
     description: "RDMA verbs core (address handles, XRC domains) in Rust",
     license: "GPL",
+    alias: ["rdma-link-rverbs"],
+    params: {
+        max_pd: u32 {
+            default: 32768,
+            description: "Protection domains per rv device (set before rdma link add)",
+        },
+        max_ah: u32 {
+            default: 32767,
+            description: "Address handles per rv device (set before rdma link add)",
+        },
+        max_xrcd: u32 {
+            default: 1024,
+            description: "XRC domains per rv device (set before rdma link add)",
+        },
+    },
 }
 
 /// The loaded module: owns everything that lives as long as it does.
 struct Rverbs {
+    // Dropped first: removes the rv devices, which use the rest.
+    _sw: sw::link::SoftRoce,
     _debugfs: Pin<KBox<debugfs::Root>>,
     _neigh_updates: net::neighbour::Updates,
 }
@@ -40,8 +59,16 @@ impl kernel::Module for Rverbs {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let neigh_updates = net::neighbour::Updates::register()?;
         let debugfs = KBox::pin_init(debugfs::Root::new(), GFP_KERNEL)?;
+        rdma::driver::init();
+        let limits = sw::device::Limits {
+            max_pd: *module_parameters::max_pd.value(),
+            max_ah: *module_parameters::max_ah.value(),
+            max_xrcd: *module_parameters::max_xrcd.value(),
+        };
+        let sw = sw::link::SoftRoce::register(debugfs.dir(), limits)?;
         pr_info!("rverbs {} loaded\n", VERSION);
         Ok(Rverbs {
+            _sw: sw,
             _debugfs: debugfs,
             _neigh_updates: neigh_updates,
         })

@@ -40,8 +40,8 @@ abs_inc=$(cd "$incdir" && pwd)
 # that the kernel crate does not define either.  Opaque ones keep only their
 # size and alignment (their fields are of no use to rverbs); the others are
 # generated in full.
-extra_types='sockaddr_in in_addr iphdr'
-opaque_types='ifla_vf_guid ifla_vf_stats ifla_vf_info nl_info netdevice_tracker
+extra_types='sockaddr_in in_addr iphdr netdev_cmd'
+opaque_types='netdev_notifier_info ifla_vf_guid ifla_vf_stats ifla_vf_info nl_info netdevice_tracker
 	fib_event_type fib_notifier_info possible_net_t seq_net_private rdma_cgroup
 	irq_poll tph_mem_type rtentry rdmacg_device nexthop ipv6_devconf
 	inet_peer_base in6_rtmsg ifmcaddr6 ifacaddr6 hh_cache fib_rule fib_result
@@ -62,7 +62,7 @@ eval "bindgen \"\$abs_hdr\" $bgopts \
 	--allowlist-file '.*/include/net/addrconf\\.h' \
 	--allowlist-file '.*/include/net/netevent\\.h' \
 	--allowlist-var 'ARPHRD_.*|MAX_ADDR_LEN|NOTIFY_DONE' \
-	--allowlist-function '__ip_dev_find|dev_get_by_index_rcu|ip6_dst_lookup_flow|ip6_dst_hoplimit|dst_release' \
+	--allowlist-function '__ip_dev_find|dev_get_by_index_rcu|ip6_dst_lookup_flow|ip6_dst_hoplimit|dst_release|register_netdevice_notifier|unregister_netdevice_notifier' \
 	--no-recursive-allowlist \
 	$(for t in $extra_types; do printf -- "--allowlist-type '%s' " "$t"; done) \
 	$(for t in $opaque_types; do printf -- "--allowlist-type '%s' --opaque-type '%s' " "$t" "$t"; done) \

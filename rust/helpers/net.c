@@ -5,6 +5,7 @@
  * include/rverbs_helpers.h.
  */
 
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/wait.h>
 #include <net/addrconf.h>
@@ -151,4 +152,35 @@ unsigned short rust_helper_rverbs_netdev_type(const struct net_device *dev)
 const unsigned char *rust_helper_rverbs_netdev_dev_addr(const struct net_device *dev)
 {
 	return dev->dev_addr;
+}
+
+unsigned int rust_helper_rverbs_netdev_mtu(const struct net_device *dev)
+{
+	return READ_ONCE(dev->mtu);
+}
+
+bool rust_helper_rverbs_netdev_is_up(const struct net_device *dev)
+{
+	return dev->flags & IFF_UP;
+}
+
+/* Running with a carrier: what ib_get_curr_port_state() calls active. */
+bool rust_helper_rverbs_netdev_is_active(struct net_device *dev)
+{
+	return netif_running(dev) && netif_carrier_ok(dev);
+}
+
+bool rust_helper_is_vlan_dev(const struct net_device *dev)
+{
+	return is_vlan_dev(dev);
+}
+
+void rust_helper_dev_put(struct net_device *dev)
+{
+	dev_put(dev);
+}
+
+struct net_device *rust_helper_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info)
+{
+	return netdev_notifier_info_to_dev(info);
 }

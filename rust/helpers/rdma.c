@@ -42,3 +42,8 @@ bool rust_helper_rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd)
 {
 	return xa_empty(&xrcd->tgt_qps);
 }
+
+bool rust_helper_ib_device_try_get(struct ib_device *dev)
+{
+	return ib_device_try_get(dev);
+}

@@ -60,6 +60,31 @@ impl NetDevice {
         mac
     }
 
+    /// The MTU, in bytes.
+    pub(crate) fn mtu(&self) -> u32 {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_netdev_mtu(self.as_raw()) }
+    }
+
+    /// Whether the device is administratively up (`IFF_UP`).
+    pub(crate) fn is_up(&self) -> bool {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_netdev_is_up(self.as_raw()) }
+    }
+
+    /// Whether the device is running with a carrier (a RoCE port on it is
+    /// active: `ib_get_curr_port_state`).
+    pub(crate) fn is_active(&self) -> bool {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_netdev_is_active(self.as_raw()) }
+    }
+
+    /// Whether the device is a VLAN device (`is_vlan_dev`).
+    pub(crate) fn is_vlan(&self) -> bool {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::is_vlan_dev(self.as_raw()) }
+    }
+
     /// The network namespace of the device (`dev_net`).
     pub(crate) fn net<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a Net {
         // SAFETY: A device's namespace outlives it, and the device is valid

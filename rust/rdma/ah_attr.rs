@@ -30,6 +30,46 @@ pub(crate) enum AhType {
     Unknown(u32),
 }
 
+impl AhType {
+    /// The raw `enum rdma_ah_attr_type` value.
+    pub(crate) fn raw(self) -> u32 {
+        match self {
+            AhType::Undefined => bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_UNDEFINED,
+            AhType::Ib => bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_IB,
+            AhType::Roce => bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_ROCE,
+            AhType::Opa => bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_OPA,
+            AhType::Unknown(v) => v,
+        }
+    }
+}
+
+/// The plain values of an address vector, as a driver keeps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AddressVector {
+    /// Kind of address.
+    pub(crate) ah_type: AhType,
+    /// Port number.
+    pub(crate) port_num: u32,
+    /// Whether there is a GRH (`IB_AH_GRH`).
+    pub(crate) grh: bool,
+    /// Source GID index.
+    pub(crate) sgid_index: u8,
+    /// Destination GID.
+    pub(crate) dgid: Gid,
+    /// Flow label (20 bits).
+    pub(crate) flow_label: u32,
+    /// Hop limit.
+    pub(crate) hop_limit: u8,
+    /// Traffic class.
+    pub(crate) traffic_class: u8,
+    /// Service level.
+    pub(crate) sl: u8,
+    /// Static rate.
+    pub(crate) static_rate: u8,
+    /// Destination MAC (RoCE).
+    pub(crate) dmac: [u8; 6],
+}
+
 /// An address vector: where an address handle sends to.
 ///
 /// The GRH part holds a counted reference to the source GID entry when
@@ -139,6 +179,50 @@ impl AhAttr {
     /// Sets the hop limit of the GRH.
     pub(crate) fn set_hop_limit(&mut self, hop_limit: u8) {
         self.raw_mut().grh.hop_limit = hop_limit;
+    }
+
+    /// The address vector, copied out (without the GID entry reference).
+    pub(crate) fn address_vector(&self) -> AddressVector {
+        let raw = self.raw();
+        AddressVector {
+            ah_type: self.ah_type(),
+            port_num: raw.port_num,
+            grh: self.has_grh(),
+            sgid_index: raw.grh.sgid_index,
+            dgid: self.dgid(),
+            flow_label: raw.grh.flow_label,
+            hop_limit: raw.grh.hop_limit,
+            traffic_class: raw.grh.traffic_class,
+            sl: raw.sl,
+            static_rate: raw.static_rate,
+            // SAFETY: Every view of the union is plain data; for another
+            // type than RoCE these bytes are simply not a MAC.
+            dmac: unsafe { raw.__bindgen_anon_1.roce.as_ref().dmac },
+        }
+    }
+
+    /// Writes an address vector (what `query_ah` returns). The GID entry
+    /// reference is left as it is (ib_core cleared it before `query_ah`).
+    pub(crate) fn set_address_vector(&mut self, av: &AddressVector) {
+        let raw = self.raw_mut();
+        raw.type_ = av.ah_type.raw();
+        raw.port_num = av.port_num;
+        raw.ah_flags = if av.grh {
+            // CAST: IB_AH_GRH is 1.
+            bindings::ib_ah_flags_IB_AH_GRH as u8
+        } else {
+            0
+        };
+        raw.grh.sgid_index = av.sgid_index;
+        // SAFETY: Writing the byte view of the union makes it the GID.
+        unsafe { *raw.grh.dgid.raw.as_mut() = *av.dgid.raw() };
+        raw.grh.flow_label = av.flow_label;
+        raw.grh.hop_limit = av.hop_limit;
+        raw.grh.traffic_class = av.traffic_class;
+        raw.sl = av.sl;
+        raw.static_rate = av.static_rate;
+        // SAFETY: Writing the RoCE view makes it the active one.
+        unsafe { raw.__bindgen_anon_1.roce.as_mut().dmac = av.dmac };
     }
 
     /// Sets the destination MAC of a RoCE address vector.

@@ -5,7 +5,14 @@
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
 use crate::rdma::bindings;
-use kernel::types::Opaque;
+use kernel::{
+    prelude::*,
+    types::Opaque,
+    uaccess::{
+        UserPtr,
+        UserSlice, //
+    },
+};
 
 /// The input and output buffers that userspace passed with a verb, for the
 /// driver. The core only hands it on.
@@ -30,9 +37,42 @@ impl Udata {
         unsafe { ptr.cast::<Self>().as_ref() }
     }
 
+    /// Returns the user data behind a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a valid `struct ib_udata` for the lifetime `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ib_udata) -> &'a Self {
+        // SAFETY: `Udata` is transparent over `ib_udata`; validity and
+        // lifetime are the caller's promise.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
     /// Returns the raw pointer.
     pub(crate) fn as_raw(&self) -> *mut bindings::ib_udata {
         self.0.get()
+    }
+
+    fn raw(&self) -> &bindings::ib_udata {
+        // SAFETY: By the type invariant the struct is valid; ib_core does
+        // not change it during the verb.
+        unsafe { &*self.as_raw() }
+    }
+
+    /// Room for driver output to userspace, in bytes.
+    pub(crate) fn outlen(&self) -> usize {
+        self.raw().outlen
+    }
+
+    /// Copies `data` to the start of the output buffer (`ib_copy_to_udata`):
+    /// `EFAULT` if userspace memory is not writable. The caller checks that
+    /// it fits ([`Udata::outlen`]); `EINVAL` if it does not.
+    pub(crate) fn write_out(&self, data: &[u8]) -> Result {
+        if data.len() > self.outlen() {
+            return Err(EINVAL);
+        }
+        let ptr = UserPtr::from_ptr(self.raw().outbuf);
+        UserSlice::new(ptr, data.len()).writer().write_slice(data)
     }
 }
 

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The rv0 driver: its operations and the data of a device.
+
+use super::ah::AhTable;
+use crate::rdma::{
+    ah_attr::{
+        AddressVector,
+        AhAttr, //
+    },
+    driver::DriverDevice,
+    ops::{
+        self,
+        DeviceAttrs,
+        Driver,
+        LinkLayer,
+        Mtu,
+        PhysState,
+        PortAttrs,
+        PortImmutable,
+        PortState, //
+    },
+    udata::Udata,
+};
+use kernel::{
+    debugfs::{
+        Dir,
+        File, //
+    },
+    prelude::*,
+    sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        Arc,
+    },
+};
+
+/// The driver.
+pub(crate) struct Rv;
+
+/// Entries of the GID table of the port: room for the v1 and v2 GIDs of
+/// the netdev's addresses and those of VLANs on it.
+pub(crate) const GID_TABLE_LEN: u32 = 32;
+
+/// `RXE_VENDOR_ID`: the vendor id soft-RoCE reports.
+const VENDOR_ID: u32 = 0xffffff;
+
+/// `RXE_PAGE_SIZE_CAP`.
+const PAGE_SIZE_CAP: u64 = 0xfffff000;
+
+/// `RXE_MAX_MSG_SIZE`.
+const MAX_MSG_SIZE: u32 = 0x800000;
+
+/// The only port.
+const PORT: u32 = 1;
+
+/// The default (and only) P_Key.
+const DEFAULT_PKEY: u16 = 0xffff;
+
+/// Resource limits of a device, from the module parameters at creation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Protection domains.
+    pub(crate) max_pd: u32,
+    /// Address handles.
+    pub(crate) max_ah: u32,
+    /// XRC domains.
+    pub(crate) max_xrcd: u32,
+}
+
+/// A count of live objects with a limit.
+struct Counter {
+    live: Atomic<u32>,
+    max: u32,
+}
+
+impl Counter {
+    fn new(max: u32) -> Self {
+        Self {
+            live: Atomic::new(0),
+            max,
+        }
+    }
+
+    /// Counts one more, or fails with `EINVAL` at the limit (soft-RoCE's
+    /// object pools fail the same way).
+    fn get(&self) -> Result {
+        let mut cur = self.live.load(Relaxed);
+        loop {
+            if cur >= self.max {
+                return Err(EINVAL);
+            }
+            match self.live.cmpxchg(cur, cur + 1, Relaxed) {
+                Ok(_) => return Ok(()),
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    fn put(&self) {
+        self.live.fetch_sub(1, Relaxed);
+    }
+
+    fn live(&self) -> u32 {
+        self.live.load(Relaxed)
+    }
+}
+
+/// The `resources` debugfs file: limits and live objects.
+pub(crate) struct Resources {
+    ucontexts: Counter,
+    pds: Counter,
+    xrcds: Counter,
+    ahs: Arc<AhTable>,
+    max_ah: u32,
+}
+
+impl core::fmt::Debug for Resources {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "ucontext {}", self.ucontexts.live())?;
+        writeln!(f, "pd {} max {}", self.pds.live(), self.pds.max)?;
+        writeln!(f, "ah {} max {}", self.ahs.live(), self.max_ah)?;
+        write!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)
+    }
+}
+
+/// The debugfs directory of a device, `/sys/kernel/debug/rverbs/<dev>/`.
+struct Debugfs {
+    _ah: Pin<KBox<File<Arc<AhTable>>>>,
+    _resources: Pin<KBox<File<Arc<Resources>>>>,
+    // Dropped after the files: a directory goes when its last child has.
+    _dir: Dir,
+}
+
+/// The data of a device.
+pub(crate) struct SwDevice {
+    node_guid: [u8; 8],
+    res: Arc<Resources>,
+    _debugfs: Debugfs,
+}
+
+/// The node GUID of a MAC address: its modified EUI-64
+/// (`addrconf_addr_eui48`), as soft-RoCE derives it.
+fn eui64(mac: [u8; 6]) -> [u8; 8] {
+    [mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]]
+}
+
+impl SwDevice {
+    /// The data of a new device on a netdev with `mac`, with its debugfs
+    /// directory `name` under `parent`.
+    pub(crate) fn new(name: &CStr, mac: [u8; 6], limits: Limits, parent: &Dir) -> Result<Self> {
+        let ahs = AhTable::new(limits.max_ah)?;
+        let res = Arc::new(
+            Resources {
+                ucontexts: Counter::new(u32::MAX),
+                pds: Counter::new(limits.max_pd),
+                xrcds: Counter::new(limits.max_xrcd),
+                ahs: ahs.clone(),
+                max_ah: limits.max_ah,
+            },
+            GFP_KERNEL,
+        )?;
+        let dir = parent.subdir(name);
+        let ah_file = KBox::pin_init(dir.read_only_file(c"ah", ahs), GFP_KERNEL)?;
+        let res_file = KBox::pin_init(dir.read_only_file(c"resources", res.clone()), GFP_KERNEL)?;
+        Ok(Self {
+            node_guid: eui64(mac),
+            res,
+            _debugfs: Debugfs {
+                _ah: ah_file,
+                _resources: res_file,
+                _dir: dir,
+            },
+        })
+    }
+
+    /// The node GUID (network byte order).
+    pub(crate) fn node_guid(&self) -> [u8; 8] {
+        self.node_guid
+    }
+}
+
+/// The data of an address handle: its number in the device's table.
+pub(crate) struct SwAh {
+    num: u32,
+}
+
+/// The data of a protection domain, XRC domain and user context: nothing
+/// beyond the count in [`Resources`].
+pub(crate) struct SwObject;
+
+#[vtable]
+impl Driver for Rv {
+    type Device = SwDevice;
+    type Ucontext = SwObject;
+    type Pd = SwObject;
+    type Ah = SwAh;
+    type Xrcd = SwObject;
+
+    /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
+    const DRIVER_ID: u32 = crate::rdma::RDMA_DRIVER_RXE;
+    /// `RXE_UVERBS_ABI_VERSION`.
+    const UVERBS_ABI_VER: u32 = 2;
+
+    fn query_device(dev: &DriverDevice<Self>) -> Result<DeviceAttrs> {
+        Ok(DeviceAttrs {
+            fw_ver: 0,
+            sys_image_guid: u64::from_ne_bytes(dev.node_guid()),
+            vendor_id: VENDOR_ID,
+            vendor_part_id: 0,
+            hw_ver: 0,
+            page_size_cap: PAGE_SIZE_CAP,
+            max_pd: dev.res.pds.max,
+            max_ah: dev.res.max_ah,
+            max_pkeys: 1,
+            xrc: true,
+            allow_user_unreg: true,
+        })
+    }
+
+    fn query_port(dev: &DriverDevice<Self>, port: u32) -> Result<PortAttrs> {
+        // Gone once the netdev unregisters (the device follows shortly).
+        let ndev = dev.netdev(port).ok_or(ENODEV)?;
+        let (active_speed, active_width) = dev.eth_speed(port)?;
+        let state = if ndev.is_active() {
+            PortState::Active
+        } else {
+            PortState::Down
+        };
+        let phys_state = match state {
+            PortState::Active => PhysState::LinkUp,
+            PortState::Down if ndev.is_up() => PhysState::Polling,
+            PortState::Down => PhysState::Disabled,
+        };
+        Ok(PortAttrs {
+            state,
+            phys_state,
+            max_mtu: Mtu::Mtu4096,
+            active_mtu: Mtu::from_netdev_mtu(ndev.mtu()),
+            phys_mtu: ndev.mtu(),
+            gid_tbl_len: GID_TABLE_LEN,
+            pkey_tbl_len: 1,
+            max_msg_sz: MAX_MSG_SIZE,
+            port_cap_flags: ops::PORT_CM_SUP,
+            active_speed,
+            active_width,
+        })
+    }
+
+    fn get_port_immutable(_dev: &DriverDevice<Self>, port: u32) -> Result<PortImmutable> {
+        if port != PORT {
+            return Err(EINVAL);
+        }
+        Ok(PortImmutable {
+            pkey_tbl_len: 1,
+            gid_tbl_len: GID_TABLE_LEN,
+            core_cap_flags: ops::PORT_ROCE_V1_V2,
+            max_mad_size: ops::MGMT_MAD_SIZE,
+        })
+    }
+
+    fn query_pkey(_dev: &DriverDevice<Self>, _port: u32, index: u16) -> Result<u16> {
+        match index {
+            0 => Ok(DEFAULT_PKEY),
+            _ => Err(EINVAL),
+        }
+    }
+
+    fn get_link_layer(_dev: &DriverDevice<Self>, _port: u32) -> LinkLayer {
+        LinkLayer::Ethernet
+    }
+
+    fn alloc_ucontext(dev: &DriverDevice<Self>, _udata: &Udata) -> Result<SwObject> {
+        dev.res.ucontexts.get()?;
+        Ok(SwObject)
+    }
+
+    fn dealloc_ucontext(dev: &DriverDevice<Self>, _uctx: &SwObject) {
+        dev.res.ucontexts.put();
+    }
+
+    fn disassociate_ucontext(_dev: &DriverDevice<Self>, _uctx: &SwObject) {
+        // Nothing of the device is mapped into userspace: nothing to
+        // revoke. uverbs destroys the context's objects itself.
+    }
+
+    fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> Result<SwObject> {
+        dev.res.pds.get()?;
+        Ok(SwObject)
+    }
+
+    fn dealloc_pd(dev: &DriverDevice<Self>, _pd: &SwObject, _udata: Option<&Udata>) -> Result {
+        dev.res.pds.put();
+        Ok(())
+    }
+
+    fn create_ah(
+        dev: &DriverDevice<Self>,
+        attr: &AhAttr,
+        _sleepable: bool,
+        udata: Option<&Udata>,
+    ) -> Result<SwAh> {
+        // RoCE needs a GRH with a source GID entry (ib_core checked both
+        // for its callers; soft-RoCE checks again).
+        if !attr.has_grh() || attr.sgid_attr().is_none() {
+            return Err(EINVAL);
+        }
+        let av: AddressVector = attr.address_vector();
+        let num = dev.res.ahs.insert(av)?;
+        if let Some(udata) = udata {
+            // `struct rxe_create_ah_resp { __u32 ah_num; __u32 reserved; }`:
+            // an older provider passes no room for it (and gets no number).
+            if udata.outlen() >= 8 {
+                if let Err(e) = udata.write_out(&num.to_ne_bytes()) {
+                    dev.res.ahs.remove(num);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(SwAh { num })
+    }
+
+    fn query_ah(dev: &DriverDevice<Self>, ah: &SwAh, attr: &mut AhAttr) -> Result {
+        let av = dev.res.ahs.get(ah.num).ok_or(EINVAL)?;
+        attr.set_address_vector(&av);
+        Ok(())
+    }
+
+    fn modify_ah(dev: &DriverDevice<Self>, ah: &SwAh, attr: &AhAttr) -> Result {
+        if !attr.has_grh() {
+            return Err(EINVAL);
+        }
+        dev.res.ahs.set(ah.num, attr.address_vector());
+        Ok(())
+    }
+
+    fn destroy_ah(dev: &DriverDevice<Self>, ah: &SwAh, _flags: u32) -> Result {
+        dev.res.ahs.remove(ah.num);
+        Ok(())
+    }
+
+    fn alloc_xrcd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> Result<SwObject> {
+        dev.res.xrcds.get()?;
+        Ok(SwObject)
+    }
+
+    fn dealloc_xrcd(dev: &DriverDevice<Self>, _xrcd: &SwObject, _udata: Option<&Udata>) -> Result {
+        dev.res.xrcds.put();
+        Ok(())
+    }
+}
