@@ -15,15 +15,15 @@ pub(crate) mod ah;
 pub(crate) mod ah_attr;
 pub(crate) mod bindings;
 pub(crate) mod device;
+pub(crate) mod driver;
 pub(crate) mod errno;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
+pub(crate) mod link;
+pub(crate) mod ops;
 pub(crate) mod pd;
 pub(crate) mod udata;
 pub(crate) mod xrcd;
-pub(crate) mod driver;
-pub(crate) mod link;
-pub(crate) mod ops;
 
 /// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
 /// software device speaks.

@@ -88,9 +88,8 @@ impl<T: NetdevHandler> NetdevNotifier<T> {
         ptr: *mut c_void,
     ) -> c_int {
         // SAFETY: The caller's promise; the info names a valid netdev.
-        let ndev = unsafe {
-            NetDevice::from_raw(bindings::netdev_notifier_info_to_dev(ptr.cast()))
-        };
+        let ndev =
+            unsafe { NetDevice::from_raw(bindings::netdev_notifier_info_to_dev(ptr.cast())) };
         // CAST: Netdev events are small enumerators.
         let event = match event as u32 {
             bindings::netdev_cmd_NETDEV_UNREGISTER => NetdevEvent::Unregister,

@@ -149,7 +149,9 @@ impl<T: Driver> DriverDevice<T> {
     pub(crate) fn eth_speed(&self, port: u32) -> Result<(u16, u8)> {
         let (mut speed, mut width) = (0u16, 0u8);
         // SAFETY: The device is valid; the outputs are valid for writes.
-        to_result(unsafe { bindings::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width) })?;
+        to_result(unsafe {
+            bindings::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width)
+        })?;
         Ok((speed, width))
     }
 
@@ -177,9 +179,8 @@ impl<T: Driver> DriverDevice<T> {
     pub(crate) fn alloc(module: &'static ThisModule, data: T::Device) -> Result<NewDevice<T>> {
         // SAFETY: `init_net` is the initial namespace, which lives forever;
         // the size covers `ib_device` at offset 0, as ib_core requires.
-        let ib = unsafe {
-            bindings::_ib_alloc_device(size_of::<Self>(), &raw mut bindings::init_net)
-        };
+        let ib =
+            unsafe { bindings::_ib_alloc_device(size_of::<Self>(), &raw mut bindings::init_net) };
         let ib = NonNull::new(ib).ok_or(ENOMEM)?;
         let this = ib.as_ptr().cast::<Self>();
         // SAFETY: `ib` is a fresh zeroed allocation of `size_of::<Self>()`
@@ -355,7 +356,9 @@ impl<T: Driver> NewDevice<T> {
         // the netdev detached.
         to_result(unsafe { bindings::ib_device_set_netdev(ib, ndev.as_raw(), 1) })?;
         // SAFETY: The device is ours; `name` is NUL-terminated; no DMA.
-        to_result(unsafe { bindings::ib_register_device(ib, name.as_char_ptr(), core::ptr::null_mut()) })?;
+        to_result(unsafe {
+            bindings::ib_register_device(ib, name.as_char_ptr(), core::ptr::null_mut())
+        })?;
         // Registered: ib_core owns it now.
         core::mem::forget(self);
         Ok(())

@@ -665,7 +665,10 @@ impl<T: Driver> Vtable<T> {
     ///
     /// Called by ib_core only, as that operation's contract says, on
     /// a device of driver `T` and its objects.
-    unsafe extern "C" fn alloc_pd(pd: *mut bindings::ib_pd, udata: *mut bindings::ib_udata) -> c_int {
+    unsafe extern "C" fn alloc_pd(
+        pd: *mut bindings::ib_pd,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
         // SAFETY: ib_core passes a zeroed PD of `size_ib_pd` bytes with
         // `device` set; `udata` is null or valid.
         let (dev, udata) = unsafe { (dev::<T>((*pd).device), opt_udata(udata)) };

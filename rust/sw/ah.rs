@@ -158,7 +158,10 @@ impl fmt::Debug for AhTable {
                 }
             }
         }
-        write!(f, "# ah_num type port sgid_index dgid dmac hop_limit flow_label traffic_class sl")?;
+        write!(
+            f,
+            "# ah_num type port sgid_index dgid dmac hop_limit flow_label traffic_class sl"
+        )?;
         for (num, av) in copy.iter() {
             let m = av.dmac;
             write!(

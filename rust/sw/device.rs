@@ -144,7 +144,16 @@ pub(crate) struct SwDevice {
 /// The node GUID of a MAC address: its modified EUI-64
 /// (`addrconf_addr_eui48`), as soft-RoCE derives it.
 fn eui64(mac: [u8; 6]) -> [u8; 8] {
-    [mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]]
+    [
+        mac[0] ^ 2,
+        mac[1],
+        mac[2],
+        0xff,
+        0xfe,
+        mac[3],
+        mac[4],
+        mac[5],
+    ]
 }
 
 impl SwDevice {
