@@ -127,6 +127,9 @@ pub(crate) struct DeviceAttrs {
     /// Whether `rdma link del` may remove the device
     /// (`IBK_ALLOW_USER_UNREG`).
     pub(crate) allow_user_unreg: bool,
+    /// Whether kernel PDs use `device.local_dma_lkey` instead of a DMA MR
+    /// (`IBK_LOCAL_DMA_LKEY`).
+    pub(crate) local_dma_lkey: bool,
 }
 
 /// What `query_port` reports. Fields not here are reported as 0.
@@ -156,8 +159,13 @@ pub(crate) struct PortAttrs {
     pub(crate) active_width: u8,
 }
 
-/// `IB_PORT_CM_SUP`: the port supports the communication manager.
-pub(crate) const PORT_CM_SUP: u32 = bindings::ib_port_capability_mask_bits_IB_PORT_CM_SUP;
+/// `IB_SPEED_SDR`: the slowest speed (2.5 Gb/s per lane).
+// CAST: A small enumerator.
+pub(crate) const SPEED_SDR: u16 = bindings::ib_port_speed_IB_SPEED_SDR as u16;
+
+/// `IB_WIDTH_1X`: one lane.
+// CAST: A small enumerator.
+pub(crate) const WIDTH_1X: u8 = bindings::ib_port_width_IB_WIDTH_1X as u8;
 
 /// The port's immutable data (`struct ib_port_immutable`).
 #[derive(Clone, Copy, Debug)]
@@ -168,17 +176,18 @@ pub(crate) struct PortImmutable {
     pub(crate) gid_tbl_len: u32,
     /// Protocols of the port (`RDMA_CORE_PORT_*`).
     pub(crate) core_cap_flags: u32,
-    /// Largest MAD (`IB_MGMT_MAD_SIZE`).
+    /// Largest MAD (`IB_MGMT_MAD_SIZE`; 0 without the MAD capability).
     pub(crate) max_mad_size: u32,
 }
 
-/// `RDMA_CORE_PORT_IBA_ROCE | RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP`: RoCE v1
-/// and RoCE v2, so that ib_core's GID management adds both GID types.
-pub(crate) const PORT_ROCE_V1_V2: u32 =
-    bindings::RDMA_CORE_PORT_IBA_ROCE | bindings::RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-
-/// `IB_MGMT_MAD_SIZE`: the size of a MAD.
-pub(crate) const MGMT_MAD_SIZE: u32 = bindings::IB_MGMT_MAD_SIZE;
+/// The protocols of a RoCE port that has no QPs: RoCE v1 and v2 address
+/// handles and GIDs (`RDMA_CORE_CAP_PROT_ROCE`,
+/// `RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP`, `RDMA_CORE_CAP_ETH_AH`), so that
+/// ib_core's GID management adds both GID types, without the MAD and CM
+/// capabilities of `RDMA_CORE_PORT_IBA_ROCE*` (their agents need QP1).
+pub(crate) const PORT_ROCE_V1_V2_NO_MAD: u32 = bindings::RDMA_CORE_CAP_PROT_ROCE
+    | bindings::RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP
+    | bindings::RDMA_CORE_CAP_ETH_AH;
 
 /// An RDMA driver: the operations of its devices.
 ///
@@ -494,6 +503,9 @@ impl<T: Driver> Vtable<T> {
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;
+            }
+            if a.local_dma_lkey {
+                attr.kernel_cap_flags |= u64::from(bindings::ib_kernel_cap_flags_IBK_LOCAL_DMA_LKEY);
             }
             if a.allow_user_unreg {
                 attr.kernel_cap_flags |=

@@ -226,36 +226,41 @@ impl Driver for Rv {
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,
+            // Kernel PDs need no memory registration (there is no DMA).
+            local_dma_lkey: true,
         })
     }
 
     fn query_port(dev: &DriverDevice<Self>, port: u32) -> Result<PortAttrs> {
-        // Gone once the netdev unregisters (the device follows shortly).
-        let ndev = dev.netdev(port).ok_or(ENODEV)?;
-        let (active_speed, active_width) = dev.eth_speed(port)?;
-        let state = if ndev.is_active() {
-            PortState::Active
-        } else {
-            PortState::Down
-        };
-        let phys_state = match state {
-            PortState::Active => PhysState::LinkUp,
-            PortState::Down if ndev.is_up() => PhysState::Polling,
-            PortState::Down => PhysState::Disabled,
-        };
-        Ok(PortAttrs {
-            state,
-            phys_state,
+        let mut attrs = PortAttrs {
+            state: PortState::Down,
+            phys_state: PhysState::Disabled,
             max_mtu: Mtu::Mtu4096,
-            active_mtu: Mtu::from_netdev_mtu(ndev.mtu()),
-            phys_mtu: ndev.mtu(),
+            active_mtu: Mtu::Mtu256,
+            phys_mtu: 0,
             gid_tbl_len: GID_TABLE_LEN,
             pkey_tbl_len: 1,
             max_msg_sz: MAX_MSG_SIZE,
-            port_cap_flags: ops::PORT_CM_SUP,
-            active_speed,
-            active_width,
-        })
+            // No QPs, so no communication manager (`IB_PORT_CM_SUP`).
+            port_cap_flags: 0,
+            active_speed: ops::SPEED_SDR,
+            active_width: ops::WIDTH_1X,
+        };
+        // Without a netdev (it unregistered; the device goes away next)
+        // the port is down.
+        let Some(ndev) = dev.netdev(port) else {
+            return Ok(attrs);
+        };
+        (attrs.active_speed, attrs.active_width) = dev.eth_speed(port)?;
+        if ndev.is_active() {
+            attrs.state = PortState::Active;
+            attrs.phys_state = PhysState::LinkUp;
+        } else if ndev.is_up() {
+            attrs.phys_state = PhysState::Polling;
+        }
+        attrs.active_mtu = Mtu::from_netdev_mtu(ndev.mtu());
+        attrs.phys_mtu = ndev.mtu();
+        Ok(attrs)
     }
 
     fn get_port_immutable(_dev: &DriverDevice<Self>, port: u32) -> Result<PortImmutable> {
@@ -265,8 +270,9 @@ impl Driver for Rv {
         Ok(PortImmutable {
             pkey_tbl_len: 1,
             gid_tbl_len: GID_TABLE_LEN,
-            core_cap_flags: ops::PORT_ROCE_V1_V2,
-            max_mad_size: ops::MGMT_MAD_SIZE,
+            core_cap_flags: ops::PORT_ROCE_V1_V2_NO_MAD,
+            // No MAD agents without QP1 (ib_core insists on 0 then).
+            max_mad_size: 0,
         })
     }
 

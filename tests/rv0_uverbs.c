@@ -1,0 +1,1269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The raw uverbs interface of a soft-RoCE device, with the exact errors the
+ * kernel gives: no libibverbs, no provider, only write() of the legacy
+ * command ABI of <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
+ *
+ * The device is named by $RV_DEV (rv0, or rxe0 for reference).  It must
+ * speak the soft-RoCE user ABI (<rdma/rdma_user_rxe.h>) on one RoCE port.
+ * Without $RV_DEV the whole program is skipped.
+ *
+ * The verbs a device may leave out are asserted to fail with EOPNOTSUPP
+ * only when told so, and skipped otherwise:
+ *   RV_EXPECT_NO_CQ=1   CREATE_CQ
+ *   RV_EXPECT_NO_MR=1   REG_MR
+ *   RV_EXPECT_NO_MW=1   ALLOC_MW
+ *   RV_EXPECT_NO_SRQ=1  CREATE_SRQ
+ * The XRC domain cases run when QUERY_DEVICE reports IB_DEVICE_XRC and are
+ * skipped otherwise (rxe has no XRC).
+ *
+ * Every expected errno names, in a comment, the kernel function that
+ * returns it (drivers/infiniband/core/ unless said otherwise).
+ */
+
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "kselftest_harness.h"
+
+/*
+ * Not in the uapi headers: enum rdma_link_layer, enum ib_mw_type and the
+ * uverbs ABI version of soft-RoCE (sw/rxe/rxe.h: RXE_UVERBS_ABI_VERSION).
+ */
+#define RV_LINK_LAYER_ETHERNET	2
+#define RV_MW_TYPE_1		1
+#define RV_RXE_ABI_VERSION	2
+
+/* The port of the device; ports are numbered from 1. */
+#define PORT	1
+
+/*
+ * The CREATE_AH response of the soft-RoCE ABI: the core response, then the
+ * driver's at the end of it (driver_udata.outbuf = response + resp_size in
+ * uverbs_main.c:ib_uverbs_write).
+ */
+struct ah_resp {
+	__u32 ah_handle;
+	struct rxe_create_ah_resp rxe;
+};
+
+static_assert(offsetof(struct ah_resp, rxe) == sizeof(struct ib_uverbs_create_ah_resp),
+	      "the rxe response follows the core one");
+
+/* ::ffff:239.1.1.1 and ff0e::1: multicast, no neighbour to resolve. */
+static const __u8 dgid_v4_mcast[16] = {
+	[10] = 0xff, [11] = 0xff, [12] = 239, [13] = 1, [14] = 1, [15] = 1,
+};
+
+static const __u8 dgid_v6_mcast[16] = { [0] = 0xff, [1] = 0x0e, [15] = 1 };
+
+/* One legacy command: header, request, nothing after it. */
+static int uv_cmd(int fd, __u32 command, const void *req, size_t req_len, size_t out_len)
+{
+	__u64 buf[64];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = command,
+		.in_words = (sizeof(hdr) + req_len) / 4,
+		.out_words = out_len / 4,
+	};
+	size_t len = sizeof(hdr) + req_len;
+	ssize_t n;
+
+	if (len > sizeof(buf))
+		return -E2BIG;
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy((char *)buf + sizeof(hdr), req, req_len);
+	n = write(fd, buf, len);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int env_is_1(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return n;
+}
+
+/*
+ * The uverbs character device of $RV_DEV: the uverbsN of
+ * /sys/class/infiniband_verbs whose ibdev is $RV_DEV.  0 or -ENODEV.
+ */
+static int uverbs_name(char *name, size_t len)
+{
+	const char *dev = getenv("RV_DEV");
+	char ibdev[64];
+	glob_t g;
+	size_t i;
+	int ret = -ENODEV;
+
+	if (glob("/sys/class/infiniband_verbs/uverbs*/ibdev", 0, NULL, &g))
+		return -ENODEV;
+	for (i = 0; i < g.gl_pathc; i++) {
+		char *p = g.gl_pathv[i], *end = strrchr(p, '/'), *start;
+
+		if (read_text(p, ibdev, sizeof(ibdev)) < 0 || strcmp(ibdev, dev))
+			continue;
+		*end = '\0';
+		start = strrchr(p, '/') + 1;
+		snprintf(name, len, "%s", start);
+		ret = 0;
+		break;
+	}
+	globfree(&g);
+	return ret;
+}
+
+static int uverbs_open(void)
+{
+	char name[32], path[64];
+	int fd, ret;
+
+	ret = uverbs_name(name, sizeof(name));
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int get_context(int fd, struct ib_uverbs_get_context_resp *resp)
+{
+	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)resp };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+/* A device file with a context: the fd, or -errno. */
+static int open_context(int *async_fd)
+{
+	struct ib_uverbs_get_context_resp resp = {};
+	int fd = uverbs_open(), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = get_context(fd, &resp);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*async_fd = resp.async_fd;
+	return fd;
+}
+
+static int query_device(int fd, struct ib_uverbs_query_device_resp *resp)
+{
+	struct ib_uverbs_query_device cmd = { .response = (uintptr_t)resp };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+static int query_port(int fd, __u8 port, struct ib_uverbs_query_port_resp *resp,
+		      size_t out_len)
+{
+	struct ib_uverbs_query_port cmd = {
+		.response = (uintptr_t)resp,
+		.port_num = port,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &cmd, sizeof(cmd), out_len);
+}
+
+static int alloc_pd(int fd, __u32 *pd)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_uverbs_alloc_pd cmd = { .response = (uintptr_t)&resp };
+	int ret;
+
+	ret = uv_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*pd = resp.pd_handle;
+	return ret;
+}
+
+static int dealloc_pd(int fd, __u32 pd)
+{
+	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = pd };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd, sizeof(cmd), 0);
+}
+
+/*
+ * CREATE_AH on PD with a GRH from sgid_index to dgid.  out_len is the size
+ * of the response buffer given to the kernel; resp receives it.
+ */
+static int create_ah_out(int fd, __u32 pd, __u8 port, __u8 is_global, __u8 sgid_index,
+			 const __u8 *dgid, size_t out_len, struct ah_resp *resp)
+{
+	struct ib_uverbs_create_ah cmd = {
+		.response = (uintptr_t)resp,
+		.user_handle = 0x1234,
+		.pd_handle = pd,
+		.attr = {
+			.grh = {
+				.sgid_index = sgid_index,
+				.hop_limit = 64,
+			},
+			.is_global = is_global,
+			.port_num = port,
+		},
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	memcpy(cmd.attr.grh.dgid, dgid, 16);
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_AH, &cmd, sizeof(cmd), out_len);
+}
+
+static int create_ah(int fd, __u32 pd, __u8 sgid_index, const __u8 *dgid,
+		     struct ah_resp *resp)
+{
+	return create_ah_out(fd, pd, PORT, 1, sgid_index, dgid, sizeof(*resp), resp);
+}
+
+static int destroy_ah(int fd, __u32 ah)
+{
+	struct ib_uverbs_destroy_ah cmd = { .ah_handle = ah };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_AH, &cmd, sizeof(cmd), 0);
+}
+
+/* OPEN_XRCD; file_fd -1 for an XRCD with no inode. */
+static int open_xrcd(int fd, int file_fd, __u32 oflags, __u32 *xrcd)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ib_uverbs_open_xrcd cmd = {
+		.response = (uintptr_t)&resp,
+		.fd = file_fd,
+		.oflags = oflags,
+	};
+	int ret;
+
+	ret = uv_cmd(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret && xrcd)
+		*xrcd = resp.xrcd_handle;
+	return ret;
+}
+
+static int close_xrcd(int fd, __u32 xrcd)
+{
+	struct ib_uverbs_close_xrcd cmd = { .xrcd_handle = xrcd };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd, sizeof(cmd), 0);
+}
+
+/*
+ * The GID table of the port in sysfs: the first index below limit whose
+ * type is type ("RoCE v2", "IB/RoCE v1"), or with type NULL, the first
+ * empty one (reading its type fails, sysfs.c:_show_port_gid_attr).
+ * -ENOENT when there is none.
+ */
+static int gid_index(const char *type, int limit)
+{
+	const char *dev = getenv("RV_DEV");
+	char path[128], buf[32];
+	int i, n;
+
+	if (limit > 256)	/* sgid_index is a __u8 */
+		limit = 256;
+	for (i = 0; i < limit; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev, PORT, i);
+		n = read_text(path, buf, sizeof(buf));
+		if (!type && n == -EINVAL)
+			return i;
+		if (type && n > 0 && !strcmp(buf, type))
+			return i;
+	}
+	return -ENOENT;
+}
+
+/* A fresh regular file (unlinked): the fd, or -errno. */
+static int temp_file(void)
+{
+	char path[] = "/tmp/rv0_uverbs.XXXXXX";
+	int fd = mkostemp(path, O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+/*
+ * What RDMA netlink says of $RV_DEV: the facts rdma-core binds a provider
+ * by, from RDMA_NLDEV_CMD_GET_CHARDEV of client "uverbs"
+ * (uverbs_main.c:ib_uverbs_get_nl_info), and the restrack object counts of
+ * RDMA_NLDEV_CMD_RES_GET (nldev.c:fill_res_info).
+ */
+struct nl_info {
+	__u32 dev_index;
+	__u32 driver_id;
+	int has_driver_id;
+	__u64 abi;
+	char chardev[32];
+	char entry[16];
+	__u64 pds;
+	__u64 ctxs;
+};
+
+typedef void (*nl_attr_fn)(struct nl_info *info, struct nlattr *a, void *data);
+
+static void nl_put(struct nlmsghdr *nh, __u16 type, const void *data, __u16 len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* Hand each attribute of len bytes at p to fn. */
+static void nl_each(struct nl_info *info, void *p, int len, nl_attr_fn fn)
+{
+	struct nlattr *a = p;
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		fn(info, a, (char *)a + NLA_HDRLEN);
+		len -= NLA_ALIGN(a->nla_len);
+		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+/*
+ * Send one request and hand each attribute of each answer to fn.  0, or
+ * -errno of the kernel's answer.
+ */
+static int nl_talk(struct nlmsghdr *req, struct nl_info *info, nl_attr_fn fn)
+{
+	static __u64 buf[4096];
+	int sk, ret = 0, done = 0;
+	ssize_t n;
+
+	sk = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (sk < 0)
+		return -errno;
+	if (send(sk, req, req->nlmsg_len, 0) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while (!done) {
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+		n = recv(sk, buf, sizeof(buf), 0);
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		for (; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				ret = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+				goto out;
+			}
+			nl_each(info, NLMSG_DATA(nh), NLMSG_PAYLOAD(nh, 0), fn);
+			if (!(nh->nlmsg_flags & NLM_F_MULTI))
+				done = 1;
+		}
+	}
+out:
+	close(sk);
+	return ret;
+}
+
+/* In the device dump: each device's index comes before its name. */
+static void nl_dev(struct nl_info *info, struct nlattr *a, void *data)
+{
+	static __u32 index;
+
+	if (a->nla_type == RDMA_NLDEV_ATTR_DEV_INDEX)
+		memcpy(&index, data, sizeof(index));
+	if (a->nla_type == RDMA_NLDEV_ATTR_DEV_NAME && !strcmp(data, getenv("RV_DEV")))
+		info->dev_index = index;
+}
+
+static void nl_chardev(struct nl_info *info, struct nlattr *a, void *data)
+{
+	__u64 v = 0;
+
+	switch (a->nla_type) {
+	case RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID:
+		/* nla_put_u32, though the header says u64: take either. */
+		if (a->nla_len - NLA_HDRLEN == 4) {
+			memcpy(&info->driver_id, data, 4);
+		} else {
+			memcpy(&v, data, 8);
+			info->driver_id = v;
+		}
+		info->has_driver_id = 1;
+		break;
+	case RDMA_NLDEV_ATTR_CHARDEV_ABI:
+		memcpy(&info->abi, data, 8);
+		break;
+	case RDMA_NLDEV_ATTR_CHARDEV_NAME:
+		snprintf(info->chardev, sizeof(info->chardev), "%s", (char *)data);
+		break;
+	}
+}
+
+/* RES_SUMMARY { RES_SUMMARY_ENTRY { ENTRY_NAME, ENTRY_CURR } ... } */
+static void nl_res(struct nl_info *info, struct nlattr *a, void *data)
+{
+	__u64 curr;
+
+	switch (a->nla_type & NLA_TYPE_MASK) {
+	case RDMA_NLDEV_ATTR_RES_SUMMARY:
+	case RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY:
+		nl_each(info, data, a->nla_len - NLA_HDRLEN, nl_res);
+		break;
+	case RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME:
+		snprintf(info->entry, sizeof(info->entry), "%s", (char *)data);
+		break;
+	case RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR:
+		memcpy(&curr, data, sizeof(curr));
+		if (!strcmp(info->entry, "pd"))
+			info->pds = curr;
+		if (!strcmp(info->entry, "ctx"))
+			info->ctxs = curr;
+		break;
+	}
+}
+
+/* A request for $RV_DEV's index: the index is looked up first. */
+static int nl_dev_request(struct nl_info *info, __u64 *buf, __u16 cmd)
+{
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	info->dev_index = -1;
+	memset(buf, 0, 256);
+	nh->nlmsg_len = NLMSG_HDRLEN;
+	nh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET);
+	nh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nh->nlmsg_seq = 1;
+	ret = nl_talk(nh, info, nl_dev);
+	if (ret)
+		return ret;
+	if (info->dev_index == (__u32)-1)
+		return -ENODEV;
+
+	memset(buf, 0, 256);
+	nh->nlmsg_len = NLMSG_HDRLEN;
+	nh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	nh->nlmsg_seq = 2;
+	nl_put(nh, RDMA_NLDEV_ATTR_DEV_INDEX, &info->dev_index, sizeof(info->dev_index));
+	return 0;
+}
+
+static int nl_info(struct nl_info *info)
+{
+	__u64 buf[32];
+	int ret;
+
+	ret = nl_dev_request(info, buf, RDMA_NLDEV_CMD_GET_CHARDEV);
+	if (ret)
+		return ret;
+	nl_put((struct nlmsghdr *)buf, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", sizeof("uverbs"));
+	return nl_talk((struct nlmsghdr *)buf, info, nl_chardev);
+}
+
+/* The PDs and user contexts of $RV_DEV (restrack), in info. */
+static int nl_res_count(struct nl_info *info)
+{
+	__u64 buf[32];
+	int ret;
+
+	ret = nl_dev_request(info, buf, RDMA_NLDEV_CMD_RES_GET);
+	if (ret)
+		return ret;
+	return nl_talk((struct nlmsghdr *)buf, info, nl_res);
+}
+
+static int is_rxe_abi(void)
+{
+	struct nl_info info;
+
+	return !nl_info(&info) && info.has_driver_id && info.driver_id == RDMA_DRIVER_RXE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The command framing and the context (no context open yet).         */
+
+TEST(get_context_succeeds_once_then_einval)
+{
+	struct ib_uverbs_get_context_resp resp = {};
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, get_context(fd, &resp));
+	/* The async event fd is a file of this process. */
+	ASSERT_LE(0, fcntl(resp.async_fd, F_GETFD));
+	/* uverbs_cmd.c:ib_init_ucontext: file->ucontext is already set. */
+	ASSERT_EQ(-EINVAL, get_context(fd, &resp));
+	close(fd);
+}
+
+TEST(alloc_pd_before_get_context_einval)
+{
+	int fd = uverbs_open();
+	__u32 pd;
+
+	ASSERT_LE(0, fd);
+	/* rdma_core.c:alloc_uobj -> ib_core_uverbs.c:ib_uverbs_get_ucontext_file */
+	ASSERT_EQ(-EINVAL, alloc_pd(fd, &pd));
+	close(fd);
+}
+
+TEST(query_device_before_get_context_einval)
+{
+	struct ib_uverbs_query_device_resp resp;
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	/* uverbs_cmd.c:ib_uverbs_query_device -> ib_uverbs_get_ucontext_file */
+	ASSERT_EQ(-EINVAL, query_device(fd, &resp));
+	close(fd);
+}
+
+TEST(write_shorter_than_header_einval)
+{
+	struct ib_uverbs_cmd_hdr hdr = { .command = IB_USER_VERBS_CMD_GET_CONTEXT };
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	/* uverbs_main.c:ib_uverbs_write: count < sizeof(hdr) */
+	ASSERT_EQ(-1, write(fd, &hdr, 4));
+	ASSERT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(in_words_not_write_length_einval)
+{
+	struct ib_uverbs_get_context_resp resp;
+	__u64 buf[2] = {};
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = IB_USER_VERBS_CMD_GET_CONTEXT,
+		.in_words = 6,		/* 24 bytes said, 16 written */
+		.out_words = sizeof(resp) / 4,
+	};
+	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(&buf[1], &cmd, sizeof(cmd));
+	/* uverbs_main.c:verify_hdr: in_words * 4 != count */
+	ASSERT_EQ(-1, write(fd, buf, sizeof(buf)));
+	ASSERT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(request_shorter_than_command_enospc)
+{
+	__u64 response = 0;
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	/* uverbs_main.c:verify_hdr: count < req_size + sizeof(hdr), header only */
+	ASSERT_EQ(-ENOSPC, uv_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &response, 0, 8));
+	close(fd);
+}
+
+TEST(unknown_command_eopnotsupp)
+{
+	__u64 response = 0;
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	/* rdma_core.h:uapi_get_method: cmd_idx >= uapi->num_write */
+	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(fd, 0x7f, &response, sizeof(response), 0));
+	close(fd);
+}
+
+TEST(command_with_reserved_bits_einval)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
+	int fd = uverbs_open();
+
+	ASSERT_LE(0, fd);
+	/* rdma_core.h:uapi_get_method: bits outside COMMAND_MASK|FLAG_EXTENDED */
+	ASSERT_EQ(-EINVAL, uv_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT | 0x100, &cmd,
+				  sizeof(cmd), sizeof(resp)));
+	close(fd);
+}
+
+TEST(nldev_chardev_is_rxe_abi_2)
+{
+	struct nl_info info;
+	char name[32];
+
+	ASSERT_EQ(0, uverbs_name(name, sizeof(name)));
+	ASSERT_EQ(0, nl_info(&info));
+	ASSERT_STREQ(name, info.chardev);
+	/* uverbs_main.c:ib_uverbs_get_nl_info: ops.uverbs_abi_ver, ops.driver_id */
+	ASSERT_EQ((__u64)RV_RXE_ABI_VERSION, info.abi);
+	ASSERT_TRUE(info.has_driver_id);
+	ASSERT_EQ((__u32)RDMA_DRIVER_RXE, info.driver_id);
+}
+
+TEST(sysfs_abi_version_is_rxe_abi)
+{
+	char name[32], path[96], buf[16];
+
+	ASSERT_EQ(0, uverbs_name(name, sizeof(name)));
+	snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/abi_version", name);
+	/* uverbs_main.c:abi_version_show: ops.uverbs_abi_ver */
+	ASSERT_LT(0, read_text(path, buf, sizeof(buf)));
+	ASSERT_EQ(RV_RXE_ABI_VERSION, atoi(buf));
+}
+
+/* ------------------------------------------------------------------ */
+/* With a context.                                                    */
+
+FIXTURE(ctx) {
+	int fd;
+	int async_fd;
+	struct ib_uverbs_query_device_resp dev;
+	struct ib_uverbs_query_port_resp port;
+	int xrc;
+};
+
+FIXTURE_SETUP(ctx)
+{
+	self->fd = open_context(&self->async_fd);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, query_device(self->fd, &self->dev));
+	ASSERT_EQ(0, query_port(self->fd, PORT, &self->port, sizeof(self->port)));
+	self->xrc = !!(self->dev.device_cap_flags & IB_UVERBS_DEVICE_XRC);
+}
+
+FIXTURE_TEARDOWN(ctx)
+{
+	close(self->fd);
+	close(self->async_fd);
+}
+
+#define NO_XRC "%s has no XRC (IB_DEVICE_XRC clear in QUERY_DEVICE)"
+
+TEST_F(ctx, query_device_one_port)
+{
+	ASSERT_EQ(1, self->dev.phys_port_cnt);
+	ASSERT_NE(0U, self->dev.max_pd);
+	ASSERT_NE(0U, self->dev.max_ah);
+}
+
+TEST_F(ctx, query_port_1_roce)
+{
+	ASSERT_EQ(RV_LINK_LAYER_ETHERNET, self->port.link_layer);
+	ASSERT_EQ(1, self->port.pkey_tbl_len);
+	ASSERT_LT(0U, self->port.gid_tbl_len);
+}
+
+TEST_F(ctx, query_port_0_einval)
+{
+	struct ib_uverbs_query_port_resp resp;
+
+	/* device.c:ib_query_port: !rdma_is_port_valid */
+	ASSERT_EQ(-EINVAL, query_port(self->fd, 0, &resp, sizeof(resp)));
+}
+
+TEST_F(ctx, query_port_2_einval)
+{
+	struct ib_uverbs_query_port_resp resp;
+
+	/* device.c:ib_query_port: !rdma_is_port_valid */
+	ASSERT_EQ(-EINVAL, query_port(self->fd, 2, &resp, sizeof(resp)));
+}
+
+TEST_F(ctx, query_port_out_too_small_enospc)
+{
+	struct ib_uverbs_query_port_resp resp;
+
+	/* uverbs_main.c:verify_hdr: out_words * 4 < resp_size */
+	ASSERT_EQ(-ENOSPC, query_port(self->fd, PORT, &resp, sizeof(resp) - 4));
+}
+
+TEST_F(ctx, alloc_and_dealloc_pd)
+{
+	__u32 pd1, pd2;
+
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd1));
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd2));
+	ASSERT_NE(pd1, pd2);
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd1));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd2));
+}
+
+TEST_F(ctx, dealloc_pd_twice_enoent)
+{
+	__u32 pd;
+
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	/* rdma_core.c:lookup_get_idr_uobject: the handle left the xarray */
+	ASSERT_EQ(-ENOENT, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, dealloc_pd_with_live_ah_ebusy)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
+	/* uverbs_std_types.c:uverbs_free_pd: pd->usecnt != 0 */
+	ASSERT_EQ(-EBUSY, dealloc_pd(self->fd, pd));
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, dealloc_pd_of_ah_handle_einval)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
+	/* rdma_core.c:rdma_lookup_get_uobject: uobj->uapi_object != obj */
+	ASSERT_EQ(-EINVAL, dealloc_pd(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_ipv4_mcast_and_destroy)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
+	/* sw/rxe/rxe_verbs.c:rxe_create_ah: ah_num is a pool index > 0 */
+	if (is_rxe_abi())
+		ASSERT_NE(0U, ah.rxe.ah_num);
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_ipv6_mcast_and_destroy)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah1, ah2;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v6_mcast, &ah1));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v6_mcast, &ah2));
+	ASSERT_NE(ah1.ah_handle, ah2.ah_handle);
+	if (is_rxe_abi()) {
+		ASSERT_NE(0U, ah1.rxe.ah_num);
+		ASSERT_NE(0U, ah2.rxe.ah_num);
+		ASSERT_NE(ah1.rxe.ah_num, ah2.rxe.ah_num);
+	}
+	ASSERT_EQ(0, destroy_ah(self->fd, ah1.ah_handle));
+	ASSERT_EQ(0, destroy_ah(self->fd, ah2.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, destroy_ah_twice_enoent)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	/* rdma_core.c:lookup_get_idr_uobject: the handle left the xarray */
+	ASSERT_EQ(-ENOENT, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, destroy_ah_of_pd_handle_einval)
+{
+	__u32 pd;
+
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* rdma_core.c:rdma_lookup_get_uobject: uobj->uapi_object != obj */
+	ASSERT_EQ(-EINVAL, destroy_ah(self->fd, pd));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_core_response_only_succeeds)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/*
+	 * No room for the driver's response: sw/rxe/rxe_verbs.c:rxe_create_ah
+	 * takes the caller for an old provider and writes no ah_num.
+	 */
+	ASSERT_EQ(0, create_ah_out(self->fd, pd, PORT, 1, sgid, dgid_v4_mcast,
+				   sizeof(struct ib_uverbs_create_ah_resp), &ah));
+	ASSERT_EQ(0U, ah.rxe.ah_num);
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_out_too_small_enospc)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* uverbs_main.c:verify_hdr: out_words * 4 < resp_size */
+	ASSERT_EQ(-ENOSPC, create_ah_out(self->fd, pd, PORT, 1, sgid, dgid_v4_mcast, 0, &ah));
+	/* Nothing was created: the PD is free. */
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_port_0_einval)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* uverbs_cmd.c:ib_uverbs_create_ah: !rdma_is_port_valid */
+	ASSERT_EQ(-EINVAL, create_ah_out(self->fd, pd, 0, 1, sgid, dgid_v4_mcast,
+					 sizeof(ah), &ah));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_port_2_einval)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* uverbs_cmd.c:ib_uverbs_create_ah: !rdma_is_port_valid */
+	ASSERT_EQ(-EINVAL, create_ah_out(self->fd, pd, 2, 1, sgid, dgid_v4_mcast,
+					 sizeof(ah), &ah));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_without_grh_einval)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* verbs.c:rdma_check_ah_attr: RDMA_AH_ATTR_TYPE_ROCE without IB_AH_GRH */
+	ASSERT_EQ(-EINVAL, create_ah_out(self->fd, pd, PORT, 0, sgid, dgid_v4_mcast,
+					 sizeof(ah), &ah));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_empty_sgid_enodata)
+{
+	int sgid = gid_index(NULL, self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* cache.c:rdma_get_gid_attr: !is_gid_entry_valid */
+	ASSERT_EQ(-ENODATA, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_sgid_past_table_einval)
+{
+	struct ah_resp ah;
+	__u32 pd;
+
+	if (self->port.gid_tbl_len > 255)
+		SKIP(return, "GID table of %u entries: no __u8 sgid_index is past it",
+		     self->port.gid_tbl_len);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* cache.c:rdma_get_gid_attr: index >= table->sz */
+	ASSERT_EQ(-EINVAL, create_ah(self->fd, pd, self->port.gid_tbl_len, dgid_v4_mcast, &ah));
+	ASSERT_EQ(-EINVAL, create_ah(self->fd, pd, 255, dgid_v4_mcast, &ah));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_stale_pd_enoent)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	/* rdma_core.c:lookup_get_idr_uobject, from uobj_get_obj_read */
+	ASSERT_EQ(-ENOENT, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
+}
+
+TEST_F(ctx, open_xrcd_without_inode)
+{
+	__u32 xrcd;
+
+	if (!self->xrc) {
+		/*
+		 * uverbs_cmd.c: UAPI_DEF_OBJ_NEEDS_FN(alloc_xrcd) drops the
+		 * method, uverbs_uapi.c:ib_uverbs_notsupp answers.
+		 */
+		ASSERT_EQ(-EOPNOTSUPP, open_xrcd(self->fd, -1, 0, &xrcd));
+		return;
+	}
+	ASSERT_EQ(0, open_xrcd(self->fd, -1, 0, &xrcd));
+	ASSERT_EQ(0, close_xrcd(self->fd, xrcd));
+}
+
+TEST_F(ctx, open_xrcd_create_on_file)
+{
+	int file = temp_file();
+	__u32 xrcd;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_LE(0, file);
+	ASSERT_EQ(0, open_xrcd(self->fd, file, O_CREAT, &xrcd));
+	ASSERT_EQ(0, close_xrcd(self->fd, xrcd));
+	close(file);
+}
+
+TEST_F(ctx, open_xrcd_fresh_file_without_create_eagain)
+{
+	int file = temp_file();
+	__u32 xrcd;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_LE(0, file);
+	/* uverbs_cmd.c:ib_uverbs_open_xrcd: no XRCD on the inode, no O_CREAT */
+	ASSERT_EQ(-EAGAIN, open_xrcd(self->fd, file, 0, &xrcd));
+	close(file);
+}
+
+TEST_F(ctx, open_xrcd_excl_on_inode_with_xrcd_einval)
+{
+	int file = temp_file();
+	__u32 xrcd, other;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_LE(0, file);
+	ASSERT_EQ(0, open_xrcd(self->fd, file, O_CREAT, &xrcd));
+	/* uverbs_cmd.c:ib_uverbs_open_xrcd: xrcd && O_EXCL */
+	ASSERT_EQ(-EINVAL, open_xrcd(self->fd, file, O_CREAT | O_EXCL, &other));
+	ASSERT_EQ(-EINVAL, open_xrcd(self->fd, file, O_EXCL, &other));
+	ASSERT_EQ(0, close_xrcd(self->fd, xrcd));
+	close(file);
+}
+
+TEST_F(ctx, open_xrcd_bad_fd_ebadf)
+{
+	int file = temp_file();
+	__u32 xrcd;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_LE(0, file);
+	close(file);
+	/* uverbs_cmd.c:ib_uverbs_open_xrcd: fdget fails */
+	ASSERT_EQ(-EBADF, open_xrcd(self->fd, file, O_CREAT, &xrcd));
+}
+
+TEST_F(ctx, close_xrcd_twice_enoent)
+{
+	__u32 xrcd;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_EQ(0, open_xrcd(self->fd, -1, 0, &xrcd));
+	ASSERT_EQ(0, close_xrcd(self->fd, xrcd));
+	/* rdma_core.c:lookup_get_idr_uobject: the handle left the xarray */
+	ASSERT_EQ(-ENOENT, close_xrcd(self->fd, xrcd));
+}
+
+TEST_F(ctx, close_xrcd_of_pd_handle_einval)
+{
+	__u32 pd;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* rdma_core.c:rdma_lookup_get_uobject: uobj->uapi_object != obj */
+	ASSERT_EQ(-EINVAL, close_xrcd(self->fd, pd));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, xrcd_of_inode_shared_by_two_contexts)
+{
+	int file = temp_file(), fd2, async2;
+	__u32 x1, x2, x3;
+
+	if (!self->xrc)
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_LE(0, file);
+	fd2 = open_context(&async2);
+	ASSERT_LE(0, fd2);
+
+	ASSERT_EQ(0, open_xrcd(self->fd, file, O_CREAT, &x1));
+	/* The second context finds the XRCD of the inode: no O_CREAT needed. */
+	ASSERT_EQ(0, open_xrcd(fd2, file, 0, &x2));
+	/* uverbs_cmd.c:ib_uverbs_open_xrcd: xrcd && O_EXCL, from either side */
+	ASSERT_EQ(-EINVAL, open_xrcd(fd2, file, O_CREAT | O_EXCL, &x3));
+
+	/*
+	 * Closing it in the first context only drops a use
+	 * (uverbs_cmd.c:ib_uverbs_dealloc_xrcd): the inode still has it.
+	 */
+	ASSERT_EQ(0, close_xrcd(self->fd, x1));
+	ASSERT_EQ(0, open_xrcd(self->fd, file, 0, &x3));
+	ASSERT_EQ(0, close_xrcd(self->fd, x3));
+	ASSERT_EQ(0, close_xrcd(fd2, x2));
+
+	/* The last close removed it from the inode table: EAGAIN again. */
+	ASSERT_EQ(-EAGAIN, open_xrcd(self->fd, file, 0, &x3));
+	close(fd2);
+	close(async2);
+	close(file);
+}
+
+/*
+ * The verbs a device may leave out: CQ, MR, MW, SRQ.  Each request is one
+ * that rxe grants (with room for the soft-RoCE driver response where rxe
+ * needs it), so that only the device's own answer can make it fail.
+ */
+struct cq_resp {
+	__u32 cq_handle;
+	__u32 cqe;
+	struct rxe_create_cq_resp rxe;
+};
+
+static_assert(offsetof(struct cq_resp, rxe) == sizeof(struct ib_uverbs_create_cq_resp),
+	      "the rxe response follows the core one");
+
+struct srq_resp {
+	__u32 srq_handle;
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 srqn;
+	struct rxe_create_srq_resp rxe;
+};
+
+static_assert(offsetof(struct srq_resp, rxe) == sizeof(struct ib_uverbs_create_srq_resp),
+	      "the rxe response follows the core one");
+
+#define MAY_IMPLEMENT "%s is not 1: %s may implement this verb (rxe does)"
+
+TEST_F(ctx, create_cq_eopnotsupp)
+{
+	struct cq_resp resp;
+	struct ib_uverbs_create_cq cmd = {
+		.response = (uintptr_t)&resp,
+		.cqe = 16,
+		.comp_vector = 0,
+		.comp_channel = -1,
+	};
+
+	if (!env_is_1("RV_EXPECT_NO_CQ"))
+		SKIP(return, MAY_IMPLEMENT, "RV_EXPECT_NO_CQ", getenv("RV_DEV"));
+	/* uverbs_cmd.c:create_cq -> ops.create_cq, or ib_uverbs_notsupp without one */
+	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(self->fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd,
+				      sizeof(cmd), sizeof(resp)));
+}
+
+TEST_F(ctx, reg_mr_eopnotsupp)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ib_uverbs_reg_mr cmd = {
+		.response = (uintptr_t)&resp,
+		.length = 4096,
+		.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
+	};
+	void *mem;
+	__u32 pd;
+
+	if (!env_is_1("RV_EXPECT_NO_MR"))
+		SKIP(return, MAY_IMPLEMENT, "RV_EXPECT_NO_MR", getenv("RV_DEV"));
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	cmd.start = (uintptr_t)mem;
+	cmd.hca_va = (uintptr_t)mem;
+	cmd.pd_handle = pd;
+	/* uverbs_cmd.c:ib_uverbs_reg_mr -> ops.reg_user_mr, or ib_uverbs_notsupp */
+	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(self->fd, IB_USER_VERBS_CMD_REG_MR, &cmd,
+				      sizeof(cmd), sizeof(resp)));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	munmap(mem, 4096);
+}
+
+TEST_F(ctx, alloc_mw_eopnotsupp)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ib_uverbs_alloc_mw cmd = {
+		.response = (uintptr_t)&resp,
+		.mw_type = RV_MW_TYPE_1,
+	};
+	__u32 pd;
+
+	if (!env_is_1("RV_EXPECT_NO_MW"))
+		SKIP(return, MAY_IMPLEMENT, "RV_EXPECT_NO_MW", getenv("RV_DEV"));
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	cmd.pd_handle = pd;
+	/* uverbs_cmd.c:ib_uverbs_alloc_mw -> ops.alloc_mw, or ib_uverbs_notsupp */
+	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(self->fd, IB_USER_VERBS_CMD_ALLOC_MW, &cmd,
+				      sizeof(cmd), sizeof(resp)));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_srq_eopnotsupp)
+{
+	struct srq_resp resp;
+	struct ib_uverbs_create_srq cmd = {
+		.response = (uintptr_t)&resp,
+		.max_wr = 16,
+		.max_sge = 1,
+	};
+	__u32 pd;
+
+	if (!env_is_1("RV_EXPECT_NO_SRQ"))
+		SKIP(return, MAY_IMPLEMENT, "RV_EXPECT_NO_SRQ", getenv("RV_DEV"));
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	cmd.pd_handle = pd;
+	/* verbs.c:ib_create_srq_user -> ops.create_srq, or ib_uverbs_notsupp */
+	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(self->fd, IB_USER_VERBS_CMD_CREATE_SRQ, &cmd,
+				      sizeof(cmd), sizeof(resp)));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+/* ------------------------------------------------------------------ */
+/* Closing the device file with live objects: uverbs destroys them.   */
+
+TEST(close_with_live_pd_and_ah_then_reopen)
+{
+	struct nl_info base, now;
+	int sgid, fd, async_fd, i;
+	struct ah_resp ah;
+	__u32 pd;
+
+	sgid = gid_index("RoCE v2", 256);
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, nl_res_count(&base));
+	for (i = 0; i < 2; i++) {
+		fd = open_context(&async_fd);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, alloc_pd(fd, &pd));
+		ASSERT_EQ(0, create_ah(fd, pd, sgid, dgid_v4_mcast, &ah));
+		ASSERT_EQ(0, create_ah(fd, pd, sgid, dgid_v6_mcast, &ah));
+		ASSERT_EQ(0, alloc_pd(fd, &pd));
+		ASSERT_EQ(0, nl_res_count(&now));
+		ASSERT_EQ(base.pds + 2, now.pds);
+		ASSERT_EQ(base.ctxs + 1, now.ctxs);
+		/*
+		 * uverbs_main.c:ib_uverbs_close -> rdma_core.c:
+		 * uverbs_destroy_ufile_hw(RDMA_REMOVE_CLOSE): the AHs, then
+		 * the PDs, then the context.
+		 */
+		close(fd);
+		ASSERT_EQ(0, nl_res_count(&now));
+		ASSERT_EQ(base.pds, now.pds);
+		ASSERT_EQ(base.ctxs, now.ctxs);
+		close(async_fd);
+	}
+}
+
+TEST(close_with_live_xrcd_releases_inode)
+{
+	struct ib_uverbs_query_device_resp dev;
+	int file = temp_file(), fd, async_fd;
+	__u32 xrcd, pd;
+
+	ASSERT_LE(0, file);
+	fd = open_context(&async_fd);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, query_device(fd, &dev));
+	if (!(dev.device_cap_flags & IB_UVERBS_DEVICE_XRC))
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	ASSERT_EQ(0, alloc_pd(fd, &pd));
+	ASSERT_EQ(0, open_xrcd(fd, file, O_CREAT, &xrcd));
+	ASSERT_EQ(0, open_xrcd(fd, -1, 0, &xrcd));
+	close(fd);
+	close(async_fd);
+
+	fd = open_context(&async_fd);
+	ASSERT_LE(0, fd);
+	/*
+	 * rdma_core.c:uverbs_destroy_ufile_hw -> uverbs_std_types.c:
+	 * uverbs_free_xrcd -> uverbs_cmd.c:ib_uverbs_dealloc_xrcd removed the
+	 * inode's entry: without O_CREAT it is not found any more.
+	 */
+	ASSERT_EQ(-EAGAIN, open_xrcd(fd, file, 0, &xrcd));
+	ASSERT_EQ(0, open_xrcd(fd, file, O_CREAT, &xrcd));
+	ASSERT_EQ(0, alloc_pd(fd, &pd));
+	close(fd);
+	close(async_fd);
+	close(file);
+}
+
+int main(int argc, char **argv)
+{
+	if (!getenv("RV_DEV")) {
+		ksft_print_header();
+		ksft_exit_skip("RV_DEV is not set: no RDMA device to test\n");
+	}
+	return test_harness_run(argc, argv);
+}
