@@ -505,7 +505,8 @@ impl<T: Driver> Vtable<T> {
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;
             }
             if a.local_dma_lkey {
-                attr.kernel_cap_flags |= u64::from(bindings::ib_kernel_cap_flags_IBK_LOCAL_DMA_LKEY);
+                attr.kernel_cap_flags |=
+                    u64::from(bindings::ib_kernel_cap_flags_IBK_LOCAL_DMA_LKEY);
             }
             if a.allow_user_unreg {
                 attr.kernel_cap_flags |=
