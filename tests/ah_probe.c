@@ -6,7 +6,7 @@
  * and on (Rust core) and compare.
  *
  *   ah_probe -d DEV [-p PORT] -s SGID_INDEX -g DGID [-n] [-l HOP_LIMIT]
- *            [-x] [-H]
+ *            [-x] [-H] [-P FILE]
  *
  *   -n   no GRH (is_global = 0)
  *   -x   after creating the AH, send one UD datagram through it (to QPN
@@ -14,7 +14,11 @@
  *        wire
  *   -H   hold: after creating, print "created" and wait for a line on
  *        stdin before destroying (to switch the core in between)
- *   -X   instead of an AH, open an XRC domain on an unnamed file (O_CREAT)
+ *   -P FILE  after creating the AH, print the lines of FILE that do not
+ *        start with '#' as "dump: LINE" (the AH dump of rverbs' software
+ *        device in debugfs, which then holds just this AH)
+ *   -X   instead of an AH, open an XRC domain on an unnamed file (O_CREAT);
+ *        with -H, hold it as the AH is held
  *   -N COUNT  benchmark: create and destroy the AH COUNT times, print the
  *        mean time of one create+destroy pair (bench_ns_per_pair)
  *
@@ -22,6 +26,7 @@
  *   create: 0 | -<errno>       result of ibv_create_ah
  *   elapsed_ms: N              time ibv_create_ah took
  *   sent: 0 | -<errno>         (-x) result of the send's completion
+ *   dump: LINE                 (-P) a line of FILE
  *   destroy: 0 | -<errno>      result of ibv_destroy_ah
  *   xrcd: 0 | -<errno>         (-X) result of ibv_open_xrcd
  */
@@ -174,8 +179,9 @@ static int run_bench(struct ibv_context *ctx, struct ibv_pd *pd,
 	return 0;
 }
 
-static int open_xrcd(const char *dev)
+static int open_xrcd(const char *dev, int hold)
 {
+	char line[16];
 	struct ibv_context *ctx = open_device(dev);
 	struct ibv_xrcd_init_attr attr = {
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
@@ -191,6 +197,12 @@ static int open_xrcd(const char *dev)
 		return 2;
 	xrcd = ibv_open_xrcd(ctx, &attr);
 	printf("xrcd: %d\n", xrcd ? 0 : -errno);
+	if (xrcd && hold) {
+		printf("created\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = '\0';
+	}
 	if (xrcd)
 		printf("close: %d\n", ibv_close_xrcd(xrcd) ? -errno : 0);
 	close(attr.fd);
@@ -198,10 +210,27 @@ static int open_xrcd(const char *dev)
 	return 0;
 }
 
+/* Print the lines of @path that are not comments as "dump: LINE". */
+static void print_dump(const char *path)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		printf("dump: -%d\n", errno);
+		return;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		if (buf[0] != '#')
+			printf("dump: %s", buf);
+	}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
-	const char *dev = NULL, *dgid = NULL;
+	const char *dev = NULL, *dgid = NULL, *dump = NULL;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0;
 	long bench = 0;
 	struct ibv_context *ctx;
@@ -211,7 +240,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -243,15 +272,18 @@ int main(int argc, char **argv)
 		case 'N':
 			bench = atol(optarg);
 			break;
+		case 'P':
+			dump = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (dev && xrcd)
-		return open_xrcd(dev);
+		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] [-P FILE] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -279,6 +311,8 @@ int main(int argc, char **argv)
 	if (ah) {
 		if (send)
 			printf("sent: %d\n", send_one(ctx, pd, ah, attr.port_num));
+		if (dump)
+			print_dump(dump);
 		if (hold) {
 			printf("created\n");
 			fflush(stdout);

@@ -10,7 +10,7 @@
 #                            192.0.2.1/24 and 192.0.2.2/24 (TEST-NET-1)
 #                            and 2001:db8::1/64, 2001:db8::2/64
 #   rxe_pair_up / teardown   rxe0 and rxe1 on them; undo everything
-#   gid_index DEV GID        index of a RoCE v2 GID in DEV's table
+#   gid_index DEV GID [TYPE] index of a GID of TYPE in DEV's table
 #   takeover_on / _off       switch ib_core's verbs to Rust and back
 #   counter NAME             a counter of /sys/kernel/debug/rverbs/counters
 
@@ -66,17 +66,18 @@ ns_cleanup() {
 	true
 }
 
-# gid_index DEV GID - index of the RoCE v2 entry GID (any IPv6 text form,
-# ::ffff:a.b.c.d for IPv4) in port 1's GID table of DEV.
+# gid_index DEV GID [TYPE] - index of the entry GID (any IPv6 text form,
+# ::ffff:a.b.c.d for IPv4) of type TYPE ("RoCE v2" by default, or
+# "IB/RoCE v1") in port 1's GID table of DEV.
 gid_index() {
-	local dev=$1 want f i
+	local dev=$1 want type=${3:-RoCE v2} f i
 	want=$(python3 -c 'import socket, sys
 b = socket.inet_pton(socket.AF_INET6, sys.argv[1])
 print(":".join(b[i:i + 2].hex() for i in range(0, 16, 2)))' "$2") || return 1
 	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
 		i=${f##*/}
 		if [ "$(cat "$f")" = "$want" ] &&
-		   [ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+		   [ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "$type" ]; then
 			echo "$i"
 			return 0
 		fi

@@ -15,7 +15,13 @@
  *   RV_EXPECT_NO_MW=1   ALLOC_MW
  *   RV_EXPECT_NO_SRQ=1  CREATE_SRQ
  * The XRC domain cases run when QUERY_DEVICE reports IB_DEVICE_XRC and are
- * skipped otherwise (rxe has no XRC).
+ * skipped otherwise (rxe has no XRC); the RoCE v1 case runs when the port
+ * has an "IB/RoCE v1" GID (rxe has only RoCE v2 ones).
+ *
+ * The cases of fixture "limits" exhaust the device's objects and run only
+ * with RV_LIMITS=1, on a device made with small limits (rverbs.ko's
+ * max_pd, max_ah, max_xrcd); RV_MAX_XRCD gives the XRCD limit, which
+ * QUERY_DEVICE does not report.
  *
  * Every expected errno names, in a comment, the kernel function that
  * returns it (drivers/infiniband/core/ unless said otherwise).
@@ -73,6 +79,19 @@ static const __u8 dgid_v4_mcast[16] = {
 };
 
 static const __u8 dgid_v6_mcast[16] = { [0] = 0xff, [1] = 0x0e, [15] = 1 };
+
+/*
+ * fe80::211:22ff:fe33:4455: the link-local address of the made-up MAC
+ * 00:11:22:33:44:55 (modified EUI-64), a unicast GID with no neighbour.
+ */
+static const __u8 dgid_ll[16] = {
+	[0] = 0xfe, [1] = 0x80,
+	[8] = 0x02, [9] = 0x11, [10] = 0x22, [11] = 0xff,
+	[12] = 0xfe, [13] = 0x33, [14] = 0x44, [15] = 0x55,
+};
+
+#define DGID_LL_TEXT	"fe80:0000:0000:0000:0211:22ff:fe33:4455"
+#define DGID_LL_MAC	"00:11:22:33:44:55"
 
 /* One legacy command: header, request, nothing after it. */
 static int uv_cmd(int fd, __u32 command, const void *req, size_t req_len, size_t out_len)
@@ -953,6 +972,53 @@ TEST_F(ctx, create_ah_stale_pd_enoent)
 	ASSERT_EQ(-ENOENT, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ah));
 }
 
+/*
+ * The AH table of an rverbs device in debugfs (sw/device.rs): one line
+ * "ah_num type port sgid_index dgid dmac ..." per AH.  1 when it shows AH
+ * num with that sgid_index, dgid and dmac, 0 when it does not, -errno
+ * when there is no such file (not an rverbs device).
+ */
+static int debugfs_ah_has(__u32 num, int sgid, const char *dgid, const char *dmac)
+{
+	char path[128], want[128];
+	static char buf[16384];
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rverbs/%s/ah", getenv("RV_DEV"));
+	n = read_text(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	snprintf(want, sizeof(want), "\n%u roce %d %d %s %s ", num, PORT, sgid, dgid, dmac);
+	return !!strstr(buf, want);
+}
+
+TEST_F(ctx, create_ah_roce_v1_link_local)
+{
+	int sgid = gid_index("IB/RoCE v1", self->port.gid_tbl_len);
+	struct ah_resp ah;
+	__u32 pd;
+	int ret;
+
+	if (sgid < 0)
+		SKIP(return, "%s has no RoCE v1 GID (gid_attrs/types of port %d)",
+		     getenv("RV_DEV"), PORT);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/*
+	 * verbs.c:ib_resolve_unicast_gid_dmac: a link-local destination from a
+	 * RoCE v1 GID needs no neighbour, the MAC is in the GID
+	 * (addr.c:rdma_get_ll_mac).
+	 */
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_ll, &ah));
+	if (is_rxe_abi()) {
+		ASSERT_NE(0U, ah.rxe.ah_num);
+		ret = debugfs_ah_has(ah.rxe.ah_num, sgid, DGID_LL_TEXT, DGID_LL_MAC);
+		if (ret != -ENOENT)
+			ASSERT_EQ(1, ret);
+	}
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
 TEST_F(ctx, open_xrcd_without_inode)
 {
 	__u32 xrcd;
@@ -1257,6 +1323,189 @@ TEST(close_with_live_xrcd_releases_inode)
 	close(fd);
 	close(async_fd);
 	close(file);
+}
+
+/* ------------------------------------------------------------------ */
+/* The device's limits, reached (RV_LIMITS=1, a device with small ones). */
+
+/* More objects than this are not worth creating to reach a limit. */
+#define LIMIT_REACHABLE	4096
+
+FIXTURE(limits) {
+	int fd;
+	int async_fd;
+	struct ib_uverbs_query_device_resp dev;
+};
+
+FIXTURE_SETUP(limits)
+{
+	self->fd = -1;
+	self->async_fd = -1;
+	if (!env_is_1("RV_LIMITS"))
+		SKIP(return, "RV_LIMITS is not 1: %s's limits are not meant to be reached",
+		     getenv("RV_DEV"));
+	self->fd = open_context(&self->async_fd);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, query_device(self->fd, &self->dev));
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->async_fd >= 0)
+		close(self->async_fd);
+}
+
+/*
+ * Every expected EINVAL at a limit is the driver's: soft-RoCE's
+ * sw/rxe/rxe_pool.c:rxe_add_to_pool (num_elem > max_elem), rverbs'
+ * sw/device.rs:Counter::get, returned through ops.alloc_pd, ops.create_ah
+ * (verbs.c:_rdma_create_ah) and ops.alloc_xrcd (verbs.c:ib_alloc_xrcd_user).
+ */
+TEST_F(limits, alloc_pd_up_to_max_pd_then_einval)
+{
+	__u32 max = self->dev.max_pd, n, i, extra, *pds;
+	struct nl_info base, now;
+	int fd2, async2;
+
+	ASSERT_NE(0U, max);
+	if (max > LIMIT_REACHABLE)
+		SKIP(return, "max_pd is %u: too many PDs to reach", max);
+	/* The device's PDs so far (restrack): kernel ones count too. */
+	ASSERT_EQ(0, nl_res_count(&base));
+	ASSERT_GE((__u64)max, base.pds);
+	n = max - base.pds;
+	pds = calloc(n + 1, sizeof(*pds));
+	ASSERT_NE(NULL, pds);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, alloc_pd(self->fd, &pds[i]))
+			TH_LOG("PD %u of %u", i + 1, n);
+	ASSERT_EQ(-EINVAL, alloc_pd(self->fd, &extra));
+
+	/* The limit is the device's: another context is refused as well. */
+	fd2 = open_context(&async2);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(-EINVAL, alloc_pd(fd2, &extra));
+
+	/* Freeing one lets exactly one more in, from either context. */
+	if (n) {
+		ASSERT_EQ(0, dealloc_pd(self->fd, pds[n - 1]));
+		ASSERT_EQ(0, alloc_pd(fd2, &extra));
+		ASSERT_EQ(-EINVAL, alloc_pd(self->fd, &pds[n - 1]));
+
+		/* Closing the other context frees its PD. */
+		close(fd2);
+		close(async2);
+		ASSERT_EQ(0, alloc_pd(self->fd, &pds[n - 1]));
+		ASSERT_EQ(-EINVAL, alloc_pd(self->fd, &extra));
+	} else {
+		close(fd2);
+		close(async2);
+	}
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, dealloc_pd(self->fd, pds[i]));
+	ASSERT_EQ(0, nl_res_count(&now));
+	ASSERT_EQ(base.pds, now.pds);
+	free(pds);
+}
+
+TEST_F(limits, create_ah_up_to_max_ah_then_einval)
+{
+	int sgid = gid_index("RoCE v2", 256), fd2, async2;
+	__u32 max = self->dev.max_ah, i, pd, pd2;
+	struct ah_resp *ahs, extra;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_NE(0U, max);
+	if (max > LIMIT_REACHABLE)
+		SKIP(return, "max_ah is %u: too many AHs to reach", max);
+	ahs = calloc(max, sizeof(*ahs));
+	ASSERT_NE(NULL, ahs);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* Nothing else on the device holds AHs: the test is alone on it. */
+	for (i = 0; i < max; i++)
+		ASSERT_EQ(0, create_ah(self->fd, pd, sgid,
+				       i % 2 ? dgid_v6_mcast : dgid_v4_mcast, &ahs[i]))
+			TH_LOG("AH %u of %u", i + 1, max);
+	ASSERT_EQ(-EINVAL, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &extra));
+
+	/* Another context, another PD: refused as well. */
+	fd2 = open_context(&async2);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, alloc_pd(fd2, &pd2));
+	ASSERT_EQ(-EINVAL, create_ah(fd2, pd2, sgid, dgid_v6_mcast, &extra));
+
+	/* Destroying one lets exactly one more in, from either context. */
+	ASSERT_EQ(0, destroy_ah(self->fd, ahs[max - 1].ah_handle));
+	ASSERT_EQ(0, create_ah(fd2, pd2, sgid, dgid_v6_mcast, &extra));
+	ASSERT_EQ(-EINVAL, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ahs[max - 1]));
+
+	/* Closing the other context destroys its AH. */
+	close(fd2);
+	close(async2);
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &ahs[max - 1]));
+	ASSERT_EQ(-EINVAL, create_ah(self->fd, pd, sgid, dgid_v4_mcast, &extra));
+
+	for (i = 0; i < max; i++)
+		ASSERT_EQ(0, destroy_ah(self->fd, ahs[i].ah_handle));
+	/* The refused AHs left no use of the PD behind (EBUSY otherwise). */
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	free(ahs);
+}
+
+TEST_F(limits, open_xrcd_up_to_max_xrcd_then_einval)
+{
+	const char *env = getenv("RV_MAX_XRCD");
+	__u32 i, n, extra, shared, *xrcds;
+	int file, file2;
+
+	if (!(self->dev.device_cap_flags & IB_UVERBS_DEVICE_XRC))
+		SKIP(return, NO_XRC, getenv("RV_DEV"));
+	if (!env)
+		SKIP(return, "RV_MAX_XRCD is not set: QUERY_DEVICE has no XRCD limit");
+	n = strtoul(env, NULL, 0);
+	ASSERT_NE(0U, n);
+	if (n > LIMIT_REACHABLE)
+		SKIP(return, "max_xrcd is %u: too many XRCDs to reach", n);
+	xrcds = calloc(n, sizeof(*xrcds));
+	ASSERT_NE(NULL, xrcds);
+	file = temp_file();
+	ASSERT_LE(0, file);
+	file2 = temp_file();
+	ASSERT_LE(0, file2);
+
+	/* The first on an inode, the others without one. */
+	ASSERT_EQ(0, open_xrcd(self->fd, file, O_CREAT, &xrcds[0]));
+	for (i = 1; i < n; i++)
+		ASSERT_EQ(0, open_xrcd(self->fd, -1, 0, &xrcds[i]))
+			TH_LOG("XRCD %u of %u", i + 1, n);
+	ASSERT_EQ(-EINVAL, open_xrcd(self->fd, -1, 0, &extra));
+	/* A new inode needs a new XRCD: refused too. */
+	ASSERT_EQ(-EINVAL, open_xrcd(self->fd, file2, O_CREAT, &extra));
+	/* The XRCD of a known inode is shared: nothing is allocated. */
+	ASSERT_EQ(0, open_xrcd(self->fd, file, 0, &shared));
+	ASSERT_EQ(0, close_xrcd(self->fd, shared));
+
+	/*
+	 * Closing one lets exactly one more in.  The refused O_CREAT left
+	 * nothing on file2's inode (uverbs_cmd.c:ib_uverbs_open_xrcd inserts
+	 * it only after the allocation): without O_CREAT it is not found.
+	 */
+	ASSERT_EQ(0, close_xrcd(self->fd, xrcds[n - 1]));
+	ASSERT_EQ(-EAGAIN, open_xrcd(self->fd, file2, 0, &extra));
+	ASSERT_EQ(0, open_xrcd(self->fd, file2, O_CREAT, &xrcds[n - 1]));
+	ASSERT_EQ(-EINVAL, open_xrcd(self->fd, -1, 0, &extra));
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, close_xrcd(self->fd, xrcds[i]));
+	/* All freed: room for one again. */
+	ASSERT_EQ(0, open_xrcd(self->fd, -1, 0, &extra));
+	ASSERT_EQ(0, close_xrcd(self->fd, extra));
+	close(file2);
+	close(file);
+	free(xrcds);
 }
 
 int main(int argc, char **argv)

@@ -9,9 +9,16 @@
 # veth0) the destination MAC, the IP hop limit and the VLAN. In Rust mode
 # the counter of the path taken must move by one.
 #
+# Then the same scenarios on rv0, rverbs' software device (rxe0 replaced by
+# rv0 on veth0), where no datagram can be sent (rv0 has no QPs): what the
+# core resolved is read from rv0's AH dump in debugfs instead, and the dump
+# line must be the same with both cores. rv0 also has RoCE v1 GIDs, so the
+# link-local RoCE v1 case (MAC taken from the GID) runs there.
+#
 # Topology: veth0 (192.0.2.1, 2001:db8::1, VLAN 100: 198.18.0.1) here with
-# rxe0; veth1 (.2, ::2, 198.18.0.2) in netns "peer" with rxe1. Every
-# address is a documentation/benchmark range; no packet leaves the guest.
+# rxe0, later rv0; veth1 (.2, ::2, 198.18.0.2) in netns "peer" with rxe1.
+# Every address is a documentation/benchmark range; no packet leaves the
+# guest.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -119,11 +126,110 @@ scenarios() {
 	EOT
 }
 
-# probe_index IDX DGID - as probe, with a raw source GID index.
+# probe_index IDX DGID [DEV] - as probe, with a raw source GID index.
 probe_index() {
 	local out
-	out=$($PROBE -d rxe0 -s "$1" -g "$2" -l $USER_HOP)
+	out=$($PROBE -d "${3:-rxe0}" -s "$1" -g "$2" -l $USER_HOP)
 	echo "create=$(sed -n 's/^create: //p' <<<"$out")"
+}
+
+RV_DUMP=/sys/kernel/debug/rverbs/rv0/ah
+
+# probe_rv SGID_INDEX DGID [ARGS] - create an AH on rv0 and read it back
+# from rv0's AH dump; prints "create=E dmac=M hop=H|LINE" (LINE: the dump
+# line without the AH number).
+probe_rv() {
+	local idx=$1 dgid=$2 out create line dmac=- hop=-
+	shift 2
+	[ -n "$idx" ] || { echo "no-sgid"; return; }
+	out=$($PROBE -d rv0 -s "$idx" -g "$dgid" -l $USER_HOP -P $RV_DUMP "$@")
+	create=$(sed -n 's/^create: //p' <<<"$out")
+	sed -n 's/^elapsed_ms: //p' <<<"$out" >$CAP.ms
+	line=$(sed -n 's/^dump: [0-9]* //p' <<<"$out")
+	if [ -n "$line" ]; then
+		dmac=$(awk '{ print $5 }' <<<"$line")
+		hop=$(awk '{ print $6 }' <<<"$line")
+	fi
+	echo "create=$create dmac=$dmac hop=$hop|$line"
+}
+
+# rv_expect EXPECT - a wire expectation of scenarios() as rv0 shows it: no
+# VLAN field; an AH to a local address has our own MAC (nothing reaches the
+# wire on rxe).
+rv_expect() {
+	local e=${1% vlan=*}
+	if [ "${e#create=0 dmac=- }" != "$e" ]; then
+		e="create=0 dmac=$OWN_MAC hop=64"
+	fi
+	echo "$e"
+}
+
+# The scenarios rxe cannot have: a RoCE v1 source GID (rxe has only v2).
+rv_scenarios() {
+	cat <<-EOT
+	roce v1 link-local destination (MAC from the GID)|none|$OWN_LL|$PEER_LL||create=0 dmac=$PEER_MAC hop=$USER_HOP|dmac_link_local|IB/RoCE v1
+	EOT
+}
+
+# rv_phase - every scenario on rv0, C then Rust; dumps must be identical.
+rv_phase() {
+	local mode c name prep sgid dgid args expect ctr type idx got before after desc
+	local -A RVRES RVIDX
+	local -a RVCASES
+	rdma link del rxe0 || return 1
+	rdma link add rv0 type rverbs netdev veth0 || return 1
+	mapfile -t RVCASES < <(scenarios | sed 's/$/|RoCE v2/'; rv_scenarios)
+	for c in "${RVCASES[@]}"; do
+		IFS='|' read -r _ _ sgid _ _ _ _ type <<<"$c"
+		[ -n "${RVIDX[$sgid/$type]}" ] ||
+			RVIDX[$sgid/$type]=$(gid_index rv0 "$sgid" "$type")
+	done
+	for mode in C Rust; do
+		if [ $mode = Rust ]; then
+			takeover_on || { ktap_print_msg "cannot enable the takeover"; return 1; }
+		fi
+		for c in "${RVCASES[@]}"; do
+			IFS='|' read -r name prep sgid dgid args expect ctr type <<<"$c"
+			expect=$(rv_expect "$expect")
+			$prep
+			before=$(counter "$ctr")
+			got=$(probe_rv "${RVIDX[$sgid/$type]}" "$dgid" $args)
+			after=$(counter "$ctr")
+			desc="rv0: $name [$mode]"
+			ok=1
+			[ "${got%%|*}" = "$expect" ] || {
+				ok=0
+				ktap_print_msg "$desc: got '${got%%|*}', want '$expect'"
+			}
+			if [ $mode = Rust ] && [ "$ctr" != - ] && [ $((after - before)) != 1 ]; then
+				ok=0
+				ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
+			fi
+			RVRES[$name/$mode]=${got#*|}
+			if [ "${expect#create=-110}" != "$expect" ]; then
+				TIMES[${#TIMES[@]}]="$desc:$(cat $CAP.ms)"
+			fi
+			if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
+		done
+		# rv0's table has 32 entries: 20 is empty, 40 is past the table.
+		ksft_check "rv0: sgid index of an empty GID slot fails with ENODATA [$mode]" \
+			test "$(probe_index 20 ::ffff:192.0.2.2 rv0)" = "create=-61"
+		ksft_check "rv0: sgid index past the GID table fails with EINVAL [$mode]" \
+			test "$(probe_index 40 ::ffff:192.0.2.2 rv0)" = "create=-22"
+		[ $mode = Rust ] && takeover_off
+	done
+	for c in "${RVCASES[@]}"; do
+		name=${c%%|*}
+		if [ "${RVRES[$name/C]}" = "${RVRES[$name/Rust]}" ]; then
+			ktap_test_pass "rv0: $name: same AH dump with both cores"
+		else
+			ktap_print_msg "C:    ${RVRES[$name/C]}"
+			ktap_print_msg "Rust: ${RVRES[$name/Rust]}"
+			ktap_test_fail "rv0: $name: same AH dump with both cores"
+		fi
+	done
+	ksft_check "rv0: no AH left in the dump" \
+		test "$(grep -vc '^#' $RV_DUMP)" = 0
 }
 
 ktap_print_header
@@ -139,7 +245,8 @@ done
 # Two results per scenario and per raw-index case, and a timing check for
 # each timeout.
 timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')
-ktap_set_plan $((${#CASES[@]} * 2 + 4 + timeouts * 2))
+rv_cases=$((${#CASES[@]} + $(rv_scenarios | wc -l)))
+ktap_set_plan $((${#CASES[@]} * 2 + 4 + rv_cases * 3 + 5 + timeouts * 4))
 
 declare -A RESULT
 for mode in C Rust; do
@@ -173,6 +280,8 @@ for mode in C Rust; do
 		test "$(probe_index 255 ::ffff:192.0.2.2)" = "create=-61"
 	[ $mode = Rust ] && takeover_off
 done
+
+rv_phase || ktap_exit_fail_msg "rv0 setup failed"
 
 # ib_core bounds neighbour resolution by 1000 ms; so must Rust.
 for t in "${TIMES[@]}"; do

@@ -6,7 +6,9 @@
 # one towards the peer's IPv4 GID and one towards its IPv6 GID, while the
 # neighbour entries are flushed and re-learnt every 200 ms. Every AH must be
 # created and destroyed, the counters must balance, and both the fast path
-# and the wait for re-learning must have been taken.
+# and the wait for re-learning must have been taken. Run on rxe0, then on
+# rv0 (rverbs' software device, on the same netdev), whose AH table must be
+# empty again at the end.
 #
 # Not run against the C core: there, an entry flushed while it is being
 # resolved drops the solicitation's reply and the request times out
@@ -31,41 +33,53 @@ flusher() {
 ktap_print_header
 modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup && rxe_pair_up &&
 	takeover_on || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 5
-ping -c 1 -W 2 $IP4_B >/dev/null
-ping -6 -c 1 -W 2 $IP6_B >/dev/null
+ktap_set_plan 11
 
-created=$(counter ah_created)
-destroyed=$(counter ah_destroyed)
-fast=$(counter dmac_neigh_fast)
-waited=$(counter dmac_neigh_wait)
+# stress DEV - the run on DEV, five cases.
+stress() {
+	local dev=$1 created destroyed fast waited flush_pid w4 w6 rc4 rc6
 
-flusher &
-flush_pid=$!
-$PROBE -d rxe0 -s "$(gid_index rxe0 ::ffff:$IP4_A)" -g ::ffff:$IP4_B -N $PER_WORKER >/tmp/stress.4 &
-w4=$!
-$PROBE -d rxe0 -s "$(gid_index rxe0 $IP6_A)" -g $IP6_B -N $PER_WORKER >/tmp/stress.6 &
-w6=$!
-wait $w4
-rc4=$?
-wait $w6
-rc6=$?
-kill $flush_pid
-wait $flush_pid 2>/dev/null
-sed 's/^/# ipv4 worker: /' /tmp/stress.4
-sed 's/^/# ipv6 worker: /' /tmp/stress.6
+	ping -c 1 -W 2 $IP4_B >/dev/null
+	ping -6 -c 1 -W 2 $IP6_B >/dev/null
+	created=$(counter ah_created)
+	destroyed=$(counter ah_destroyed)
+	fast=$(counter dmac_neigh_fast)
+	waited=$(counter dmac_neigh_wait)
 
-ksft_check "IPv4 worker created and destroyed $PER_WORKER AHs" \
-	test $rc4 = 0 -a -n "$(grep bench_ns_per_pair /tmp/stress.4)"
-ksft_check "IPv6 worker created and destroyed $PER_WORKER AHs" \
-	test $rc6 = 0 -a -n "$(grep bench_ns_per_pair /tmp/stress.6)"
-ksft_check "the Rust core counted $((2 * PER_WORKER)) creations and as many destructions" \
-	test $(($(counter ah_created) - created)) = $((2 * PER_WORKER)) \
-	-a $(($(counter ah_destroyed) - destroyed)) = $((2 * PER_WORKER))
-ktap_print_msg "fast path: $(($(counter dmac_neigh_fast) - fast)), after re-learning: $(($(counter dmac_neigh_wait) - waited))"
-ksft_check "neighbours were re-learnt during the run (waits > 0)" \
-	test $(($(counter dmac_neigh_wait) - waited)) -gt 0
-ksft_check "fast path and waits add up to every creation" \
-	test $(($(counter dmac_neigh_fast) - fast + $(counter dmac_neigh_wait) - waited)) = $((2 * PER_WORKER))
+	flusher &
+	flush_pid=$!
+	$PROBE -d "$dev" -s "$(gid_index "$dev" ::ffff:$IP4_A)" -g ::ffff:$IP4_B -N $PER_WORKER >/tmp/stress.4 &
+	w4=$!
+	$PROBE -d "$dev" -s "$(gid_index "$dev" $IP6_A)" -g $IP6_B -N $PER_WORKER >/tmp/stress.6 &
+	w6=$!
+	wait $w4
+	rc4=$?
+	wait $w6
+	rc6=$?
+	kill $flush_pid
+	wait $flush_pid 2>/dev/null
+	sed "s/^/# $dev ipv4 worker: /" /tmp/stress.4
+	sed "s/^/# $dev ipv6 worker: /" /tmp/stress.6
+
+	ksft_check "$dev: IPv4 worker created and destroyed $PER_WORKER AHs" \
+		test $rc4 = 0 -a -n "$(grep bench_ns_per_pair /tmp/stress.4)"
+	ksft_check "$dev: IPv6 worker created and destroyed $PER_WORKER AHs" \
+		test $rc6 = 0 -a -n "$(grep bench_ns_per_pair /tmp/stress.6)"
+	ksft_check "$dev: the Rust core counted $((2 * PER_WORKER)) creations and as many destructions" \
+		test $(($(counter ah_created) - created)) = $((2 * PER_WORKER)) \
+		-a $(($(counter ah_destroyed) - destroyed)) = $((2 * PER_WORKER))
+	ktap_print_msg "$dev: fast path: $(($(counter dmac_neigh_fast) - fast)), after re-learning: $(($(counter dmac_neigh_wait) - waited))"
+	ksft_check "$dev: neighbours were re-learnt during the run (waits > 0)" \
+		test $(($(counter dmac_neigh_wait) - waited)) -gt 0
+	ksft_check "$dev: fast path and waits add up to every creation" \
+		test $(($(counter dmac_neigh_fast) - fast + $(counter dmac_neigh_wait) - waited)) = $((2 * PER_WORKER))
+}
+
+stress rxe0
+rdma link del rxe0 && rdma link add rv0 type rverbs netdev veth0 ||
+	ktap_exit_fail_msg "rv0 setup failed"
+stress rv0
+ksft_check "rv0: no AH left (debugfs resources)" \
+	grep -qx 'ah 0 max [0-9]*' /sys/kernel/debug/rverbs/rv0/resources
 
 ktap_finished

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rv0, rverbs' software RoCE device: its link type and its life. Creating
+# and deleting devices with rdma(8) (several at once, refused duplicates,
+# VLANs and netdevs already used by soft-RoCE), and taking them away while
+# userspace holds objects on them: rdma link del, ip link del, rmmod rverbs,
+# rmmod rdma_rxe (whose unregistration of its driver id takes rv devices
+# too). Nothing may hang, crash or leak; the guest log is checked by the
+# runner. With rdma_rxe loaded, its netdev notifier also sees rv0's netdev:
+# events on it must leave rv0 and the kernel unharmed.
+
+. "$(dirname "$0")/lib.sh"
+
+PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
+DBG=/sys/kernel/debug/rverbs
+
+trap 'exec 3>&- 4>&- 2>/dev/null; teardown; ip link del veth2 2>/dev/null; ip link del vethr0 2>/dev/null' EXIT
+
+# ib_exists DEV - whether the RDMA device DEV is registered.
+ib_exists() { [ -e /sys/class/infiniband/"$1" ]; }
+
+# wait_gone DEV - wait up to 10 s for DEV to be unregistered.
+wait_gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		ib_exists "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# hold DEV FD SGID - start ah_probe holding a PD and an AH (multicast, no
+# resolution) from GID SGID on DEV with its stdin on FD; HOLD_PID is its
+# pid.
+hold() {
+	local fifo=/tmp/rv0_link.$2
+	rm -f $fifo.in $fifo.out && mkfifo $fifo.in || return 1
+	$PROBE -d "$1" -s "$(gid_index "$1" "$3")" -g ::ffff:239.1.1.1 -H <$fifo.in >$fifo.out &
+	HOLD_PID=$!
+	eval "exec $2>$fifo.in"
+	wait_line $fifo.out created || { sed 's/^/# holder: /' $fifo.out; return 1; }
+}
+
+# hold_xrcd DEV FD - as hold, with an XRC domain.
+hold_xrcd() {
+	local fifo=/tmp/rv0_link.$2
+	rm -f $fifo.in $fifo.out && mkfifo $fifo.in || return 1
+	$PROBE -d "$1" -X -H <$fifo.in >$fifo.out &
+	HOLD_PID=$!
+	eval "exec $2>$fifo.in"
+	wait_line $fifo.out created || { sed 's/^/# holder: /' $fifo.out; return 1; }
+}
+
+wait_line() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -qx "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# release FD PID - let the holder go on (destroy, close) and wait for it.
+release() {
+	eval "exec $1>&-"
+	wait "$2"
+}
+
+# link_fails ARGS - rdma link add ARGS fails with the message of errno MSG.
+link_fails() {
+	local msg=$1 out
+	shift
+	out=$(rdma link add "$@" 2>&1) && return 1
+	grep -q "$msg" <<<"$out" || { ktap_print_msg "rdma link add $*: $out"; return 1; }
+}
+
+ktap_print_header
+modprobe ib_uverbs && modprobe 8021q && insmod "$RVERBS_KO" && ns_setup &&
+	ip link add veth2 type veth peer name veth3 && ip link set veth2 up && ip link set veth3 up &&
+	ip addr add 198.19.0.1/24 dev veth2 || ktap_exit_fail_msg "setup failed"
+ktap_set_plan 26
+
+# Creation.
+ksft_check "rdma link add rv0 type rverbs netdev veth0" rdma link add rv0 type rverbs netdev veth0
+ksft_check "rv0 is listed on veth0, port ACTIVE" \
+	bash -c 'rdma link show rv0/1 | grep -q "state ACTIVE .*netdev veth0"'
+ksft_check "a second device on another netdev (rv1 on veth2)" \
+	rdma link add rv1 type rverbs netdev veth2
+ksft_check "both have a debugfs directory" test -d $DBG/rv0 -a -d $DBG/rv1
+ksft_check "a second device on the same netdev fails with EEXIST" \
+	link_fails "File exists" rv2 type rverbs netdev veth0
+ksft_check "a name already taken fails" bash -c '! rdma link add rv0 type rverbs netdev veth3 2>/dev/null'
+ip link add link veth2 name veth2.7 type vlan id 7
+ksft_check "a VLAN netdev fails with EPERM, as for soft-RoCE" \
+	link_fails "Operation not permitted" rv3 type rverbs netdev veth2.7
+ip link del veth2.7
+ksft_check "an unknown netdev fails" bash -c '! rdma link add rv3 type rverbs netdev nosuch0 2>/dev/null'
+ksft_check "no device was left by the failures" \
+	test "$(ls /sys/class/infiniband | grep -c '^rv')" = 2
+
+# Sharing the rxe driver id with soft-RoCE.
+modprobe rdma_rxe
+ksft_check "soft-RoCE refuses rv0's netdev (EEXIST)" \
+	link_fails "File exists" rxe9 type rxe netdev veth0
+ip link add vethr0 type veth peer name vethr1 && ip link set vethr0 up && ip link set vethr1 up
+rdma link add rxe9 type rxe netdev vethr0
+ksft_check "rverbs refuses a soft-RoCE netdev (EEXIST)" \
+	link_fails "File exists" rv9 type rverbs netdev vethr0
+size=$(pahole -C rxe_dev --btf_base /sys/kernel/btf/vmlinux /sys/kernel/btf/rdma_rxe 2>/dev/null |
+	sed -n 's|.*/\* size: \([0-9]*\),.*|\1|p')
+ktap_print_msg "struct rxe_dev: ${size:-?} bytes; rverbs keeps 8192 bytes after ib_device zeroed"
+ksft_check "struct rxe_dev of this kernel fits the zeroed area of rverbs devices" \
+	test -n "$size" -a "${size:-0}" -le 8192
+ip link set veth0 mtu 9000 && ip link set veth0 down && ip link set veth0 up && ip link set veth0 mtu 1500
+ksft_check "MTU and state changes of rv0's netdev with soft-RoCE loaded leave rv0 working" \
+	bash -c 'sleep 1; ibv_devinfo -d rv0 | grep -q PORT_ACTIVE'
+
+# Taking devices away under live objects.
+hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=$HOLD_PID ||
+	ktap_exit_fail_msg "cannot hold objects on rv1"
+ksft_check "rv1 holds a PD, an AH and an XRCD" \
+	bash -c "grep -qx 'pd 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'ah 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'xrcd 1 max [0-9]*' $DBG/rv1/resources"
+ksft_check "rdma res show pd lists rv1's PD" bash -c 'rdma res show pd dev rv1 | grep -q rv1'
+ksft_check "rdma link del rv1 with open contexts and live objects" timeout 30 rdma link del rv1
+ksft_check "rv1 is gone, with its debugfs directory" bash -c "! test -e /sys/class/infiniband/rv1 && ! test -e $DBG/rv1"
+release 3 $pd_pid
+rc1=$?
+release 4 $xrcd_pid
+rc2=$?
+sed 's/^/# holder: /' /tmp/rv0_link.3.out /tmp/rv0_link.4.out
+ksft_check "the holders ended normally after their device went away" test $rc1 = 0 -a $rc2 = 0
+
+rdma link add rv1 type rverbs netdev veth2
+hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=$HOLD_PID ||
+	ktap_exit_fail_msg "cannot hold objects on rv1"
+ksft_check "ip link del of rv1's netdev with live objects does not hang" timeout 30 ip link del veth2
+ksft_check "rv1 went away with its netdev" wait_gone rv1
+release 3 $pd_pid
+release 4 $xrcd_pid
+
+hold rv0 3 ::ffff:$IP4_A && pd_pid=$HOLD_PID || ktap_exit_fail_msg "cannot hold objects on rv0"
+ksft_check "rmmod rdma_rxe while rv0 exists succeeds" timeout 30 modprobe -r rdma_rxe
+ksft_check "rmmod rdma_rxe took rv0 with it (shared driver id), rverbs stays loaded" \
+	bash -c '! test -e /sys/class/infiniband/rv0 && test -d /sys/module/rverbs'
+release 3 $pd_pid
+ksft_check "rv0 can be created again" rdma link add rv0 type rverbs netdev veth0
+
+hold rv0 3 ::ffff:$IP4_A && pd_pid=$HOLD_PID || ktap_exit_fail_msg "cannot hold objects on rv0"
+ksft_check "rmmod rverbs with rv0 and an open context succeeds" timeout 30 rmmod rverbs
+ksft_check "rv0 and the link type are gone" \
+	bash -c '! test -e /sys/class/infiniband/rv0 && ! test -d /sys/module/rverbs'
+release 3 $pd_pid
+ksft_check "rverbs loads again and makes rv0" \
+	bash -c "insmod '$RVERBS_KO' && rdma link add rv0 type rverbs netdev veth0 && rdma link del rv0"
+
+ktap_finished
