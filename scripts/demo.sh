@@ -8,8 +8,11 @@
 # no packet leaves the guest), switches ib_core's address handle verbs to
 # the Rust core (rverbs_takeover.ko), runs UD traffic between the
 # namespaces with rdma-core's ibv_ud_pingpong, and shows from rverbs'
-# counters that Rust resolved the address handles. Then it switches back to
-# C, tears everything down and unloads rverbs.
+# counters that Rust resolved the address handles. Then it creates rv0,
+# rverbs' own software RoCE device written in Rust, on a second veth pair,
+# opens it with rdma-core (its unmodified rxe provider) and creates an
+# address handle on it, shown from rv0's debugfs AH dump. Then it switches
+# back to C, tears everything down and unloads rverbs.
 set -e
 . "$(dirname "$0")/../tests/lib.sh"
 
@@ -56,8 +59,44 @@ echo " handshake had just made valid: read at once, no ARP wait)"
 echo "\$ cat /sys/kernel/debug/rverbs/counters"
 grep -v '^end$' /sys/kernel/debug/rverbs/counters | sed 's/^/  /'
 
+step "rv0: rverbs' software RoCE device (Rust ib_device_ops) on veth2 (198.19.0.1)"
+ip link add veth2 type veth peer name veth3
+ip link set veth3 netns $NS
+ip addr add 198.19.0.1/24 dev veth2
+ip link set veth2 up
+ip -n $NS addr add 198.19.0.2/24 dev veth3
+ip -n $NS link set veth3 up
+echo "\$ rdma link add rv0 type rverbs netdev veth2"
+rdma link add rv0 type rverbs netdev veth2
+echo "\$ rdma link show rv0/1"
+rdma link show rv0/1
+echo "\$ ibv_devinfo -d rv0 -v | grep -E 'hca_id|transport|state|active_mtu|link_layer|XRC|GID'"
+ibv_devinfo -d rv0 -v | grep -E 'hca_id|transport|state|active_mtu|link_layer|XRC|GID'
+
+step "an address handle on rv0 through rdma-core (pyverbs), to 198.19.0.2 in netns $NS"
+gid_rv=$(gid_index rv0 ::ffff:198.19.0.1)
+python3 - "$gid_rv" <<-'PY'
+	import sys
+	from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
+	from pyverbs.device import Context
+	from pyverbs.pd import PD
+
+	with Context(name="rv0") as ctx, PD(ctx) as pd:
+	    gr = GlobalRoute(dgid=GID("0000:0000:0000:0000:0000:ffff:c613:0002"), sgid_index=int(sys.argv[1]), hop_limit=64)
+	    ah = AH(pd, attr=AHAttr(port_num=1, is_global=1, gr=gr))
+	    print("  ibv_create_ah on rv0: ok (sgid index %s, the Rust core resolved the MAC)" % sys.argv[1])
+	    print("$ cat /sys/kernel/debug/rverbs/rv0/ah")
+	    print(open("/sys/kernel/debug/rverbs/rv0/ah").read().rstrip())
+	    ah.close()
+	PY
+echo "  (the peer's veth3 MAC: $(ip netns exec $NS cat /sys/class/net/veth3/address))"
+echo "\$ cat /sys/kernel/debug/rverbs/rv0/resources"
+sed 's/^/  /' /sys/kernel/debug/rverbs/rv0/resources
+
 step "back to C, tearing down and unloading rverbs"
 takeover_off
+rdma link del rv0
+ip link del veth2
 rdma link del rxe0
 ip netns exec $NS rdma link del rxe1
 rmmod rverbs

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 5
 
 out=$("$RVERBS_TOP/scripts/demo.sh" 2>&1)
 rc=$?
@@ -17,6 +17,8 @@ ksft_check "make run's demo exits with 0" test $rc = 0
 ksft_check "the demo's ibv_ud_pingpong completed" grep -q '20 iters in' <<<"$out"
 ksft_check "the demo shows both AHs created and destroyed by Rust" \
 	bash -c 'grep -q "^  ah_created 2$" <<<"$1" && grep -q "^  ah_destroyed 2$" <<<"$1"' _ "$out"
+ksft_check "the demo shows an AH on rv0 in its debugfs dump, to the peer's MAC" \
+	bash -c 'mac=$(sed -n "s/.*peer.s veth3 MAC: \\(.*\\))/\\1/p" <<<"$1"); [ -n "$mac" ] && grep -qE "^1 roce 1 [0-9]+ 0000:0000:0000:0000:0000:ffff:c613:0002 $mac 64 " <<<"$1"' _ "$out"
 ksft_check "nothing is left: no RDMA link, no rverbs module" \
 	test -z "$(rdma link show 2>/dev/null)" -a ! -e /sys/module/rverbs
 
