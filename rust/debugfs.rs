@@ -12,6 +12,7 @@ use kernel::{
         File, //
     },
     prelude::*,
+    str::CStr,
 };
 
 /// The text of the `version` file.
@@ -47,8 +48,30 @@ impl Root {
         })
     }
 
-    /// The directory, for entries of their own (a directory per device).
-    pub(crate) fn dir(&self) -> Dir {
-        self.dir.clone()
+    /// Lets [`subdir`] make directories in this one, until
+    /// [`Root::unpublish`]. Called once, when the module loads.
+    pub(crate) fn publish(&self) {
+        // SAFETY: Called once, from the module initialiser, before any use
+        // of `PUBLISHED`.
+        unsafe { PUBLISHED.init() };
+        *PUBLISHED.lock() = Some(self.dir.clone());
     }
+
+    /// Ends [`Root::publish`]: [`subdir`] makes nothing any more.
+    pub(crate) fn unpublish(&self) {
+        *PUBLISHED.lock() = None;
+    }
+}
+
+kernel::global_lock! {
+    // SAFETY: Initialised by `Root::publish` in the module initialiser,
+    // before anything can call `subdir`.
+    unsafe(uninit) static PUBLISHED: Mutex<Option<Dir>> = None;
+}
+
+/// A directory `/sys/kernel/debug/rverbs/<name>/` (one per rv device),
+/// removed when the returned handle and its files are dropped; `None`
+/// outside [`Root::publish`] .. [`Root::unpublish`].
+pub(crate) fn subdir(name: &CStr) -> Option<Dir> {
+    PUBLISHED.lock().as_ref().map(|root| root.subdir(name))
 }

@@ -49,8 +49,9 @@ module! {
 
 /// The loaded module: owns everything that lives as long as it does.
 struct Rverbs {
-    // Dropped first: removes the rv devices, which use the rest.
-    _sw: sw::link::SoftRoce,
+    // Dropped first (in `drop`): removes the rv devices, which use the
+    // rest.
+    sw: Option<sw::link::SoftRoce>,
     _debugfs: Pin<KBox<debugfs::Root>>,
     _neigh_updates: net::neighbour::Updates,
 }
@@ -59,16 +60,13 @@ impl kernel::Module for Rverbs {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let neigh_updates = net::neighbour::Updates::register()?;
         let debugfs = KBox::pin_init(debugfs::Root::new(), GFP_KERNEL)?;
+        debugfs.publish();
         rdma::driver::init();
-        let limits = sw::device::Limits {
-            max_pd: *module_parameters::max_pd.value(),
-            max_ah: *module_parameters::max_ah.value(),
-            max_xrcd: *module_parameters::max_xrcd.value(),
-        };
-        let sw = sw::link::SoftRoce::register(debugfs.dir(), limits)?;
+        rdma::link::init();
+        let sw = sw::link::SoftRoce::register()?;
         pr_info!("rverbs {} loaded\n", VERSION);
         Ok(Rverbs {
-            _sw: sw,
+            sw: Some(sw),
             _debugfs: debugfs,
             _neigh_updates: neigh_updates,
         })
@@ -77,6 +75,8 @@ impl kernel::Module for Rverbs {
 
 impl Drop for Rverbs {
     fn drop(&mut self) {
+        drop(self.sw.take());
+        self._debugfs.unpublish();
         pr_info!("rverbs {} unloaded\n", VERSION);
     }
 }

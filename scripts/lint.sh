@@ -6,6 +6,7 @@
 #   rustfmt --check   with the kernel's .rustfmt.toml, on every crate root
 #   clippy            a CLIPPY=1 build of the modules, warnings are errors
 #   checkpatch.pl     --strict, on every C source and header of the project
+#   rust/verbs, rust/sw: no unsafe code, no bindings::
 #
 # With --fix, rustfmt rewrites the files instead (make fmt).
 set -uo pipefail
@@ -59,6 +60,15 @@ for f in "${cfiles[@]}"; do
 		fail=1
 	fi
 done
+
+# The layers above the abstractions are written without unsafe code and
+# without the generated bindings (Documentation/verbs-core.rst, rv0.rst).
+echo "lint: no unsafe, no bindings:: in rust/verbs and rust/sw"
+if out=$(grep -nE '(^|[^[:alnum:]_])unsafe([^[:alnum:]_]|$)|bindings::' \
+	rust/verbs.rs rust/verbs rust/sw.rs rust/sw -r | grep -vE '^[^:]+:[0-9]+:\s*//'); then
+	printf '%s\n' "$out"
+	fail=1
+fi
 
 [ "$fail" -eq 0 ] && echo "lint: all clean"
 exit "$fail"

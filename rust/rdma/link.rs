@@ -27,8 +27,23 @@ pub(crate) trait LinkType: 'static {
     const TYPE: &'static CStr;
 
     /// Creates and registers device `name` on `ndev` (`newlink`). ib_core
-    /// checked that `name` is not empty and has no `%`.
+    /// checked that `name` is not empty and has no `%`. Calls are
+    /// serialised (ib_core does not), so that checking a netdev for a
+    /// device and registering one on it go together.
     fn newlink(name: &CStr, ndev: &NetDevice) -> Result;
+}
+
+kernel::global_lock! {
+    // SAFETY: Initialised by `init` in the module initialiser, before any
+    // link type is registered.
+    unsafe(uninit) static NEWLINK: Mutex<()> = ();
+}
+
+/// Sets up the serialisation of `newlink`. Called once, when the module
+/// loads.
+pub(crate) fn init() {
+    // SAFETY: Called once, from the module initialiser, before any use.
+    unsafe { NEWLINK.init() };
 }
 
 /// The registration of link type `T` (`rdma_link_register`); unregistered
@@ -80,6 +95,7 @@ impl<T: LinkType> LinkRegistration<T> {
     unsafe extern "C" fn newlink(name: *const c_char, ndev: *mut bindings::net_device) -> c_int {
         // SAFETY: The caller's promise.
         let (name, ndev) = unsafe { (CStr::from_char_ptr(name), NetDevice::from_raw(ndev)) };
+        let _serialised = NEWLINK.lock();
         from_result(|| T::newlink(name, ndev).map(|()| 0))
     }
 }

@@ -70,6 +70,18 @@ pub(crate) struct Limits {
     pub(crate) max_xrcd: u32,
 }
 
+impl Limits {
+    /// The limits the module was loaded with (`max_pd`, `max_ah`,
+    /// `max_xrcd`).
+    pub(crate) fn from_params() -> Self {
+        Self {
+            max_pd: *crate::module_parameters::max_pd.value(),
+            max_ah: *crate::module_parameters::max_ah.value(),
+            max_xrcd: *crate::module_parameters::max_xrcd.value(),
+        }
+    }
+}
+
 /// A count of live objects with a limit.
 struct Counter {
     live: Atomic<u32>,
@@ -158,8 +170,8 @@ fn eui64(mac: [u8; 6]) -> [u8; 8] {
 
 impl SwDevice {
     /// The data of a new device on a netdev with `mac`, with its debugfs
-    /// directory `name` under `parent`.
-    pub(crate) fn new(name: &CStr, mac: [u8; 6], limits: Limits, parent: &Dir) -> Result<Self> {
+    /// directory `name`.
+    pub(crate) fn new(name: &CStr, mac: [u8; 6], limits: Limits) -> Result<Self> {
         let ahs = AhTable::new(limits.max_ah)?;
         let res = Arc::new(
             Resources {
@@ -171,7 +183,7 @@ impl SwDevice {
             },
             GFP_KERNEL,
         )?;
-        let dir = parent.subdir(name);
+        let dir = crate::debugfs::subdir(name).ok_or(ENODEV)?;
         let ah_file = KBox::pin_init(dir.read_only_file(c"ah", ahs), GFP_KERNEL)?;
         let res_file = KBox::pin_init(dir.read_only_file(c"resources", res.clone()), GFP_KERNEL)?;
         Ok(Self {

@@ -29,22 +29,7 @@ use crate::{
         },
     },
 };
-use kernel::{
-    debugfs::Dir,
-    prelude::*, //
-};
-
-/// What `newlink` needs that the link type's C callback cannot pass.
-struct Config {
-    debugfs: Dir,
-    limits: Limits,
-}
-
-kernel::global_lock! {
-    // SAFETY: Initialised by `SoftRoce::register` before the link type is
-    // registered, so before any use.
-    unsafe(uninit) static CONFIG: Mutex<Option<Config>> = None;
-}
+use kernel::prelude::*;
 
 /// Priority of the netdev notifier: above the default 0 of other modules,
 /// so that the device lets go of an unregistering netdev before anyone
@@ -55,10 +40,6 @@ impl LinkType for Rv {
     const TYPE: &'static CStr = c"rverbs";
 
     fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
-        // One at a time: the check for a device on `ndev` and the
-        // registration go together.
-        let config = CONFIG.lock();
-        let config = config.as_ref().ok_or(ENODEV)?;
         // As soft-RoCE: on the real device, not on a VLAN of it (the VLAN's
         // addresses appear in the real device's GID table).
         if ndev.is_vlan() {
@@ -69,7 +50,7 @@ impl LinkType for Rv {
         if DriverDevice::<Rv>::driver_id_on_netdev(ndev) {
             return Err(EEXIST);
         }
-        let data = SwDevice::new(name, ndev.mac(), config.limits, &config.debugfs)?;
+        let data = SwDevice::new(name, ndev.mac(), Limits::from_params())?;
         let info = DeviceInfo {
             node_desc: c"rverbs",
             node_guid: data.node_guid(),
@@ -109,13 +90,8 @@ pub(crate) struct SoftRoce {
 }
 
 impl SoftRoce {
-    /// Registers the link type; devices get debugfs directories under
-    /// `debugfs` and the given limits.
-    pub(crate) fn register(debugfs: Dir, limits: Limits) -> Result<Self> {
-        // SAFETY: Called once, from the module initialiser, before the link
-        // type exists.
-        unsafe { CONFIG.init() };
-        *CONFIG.lock() = Some(Config { debugfs, limits });
+    /// Registers the link type.
+    pub(crate) fn register() -> Result<Self> {
         let notifier = NetdevNotifier::register(NOTIFIER_PRIORITY)?;
         let link = LinkRegistration::register()?;
         Ok(Self {
@@ -131,6 +107,5 @@ impl Drop for SoftRoce {
         drop(self.link.take());
         driver::unregister_all();
         drop(self.notifier.take());
-        *CONFIG.lock() = None;
     }
 }
