@@ -30,13 +30,17 @@ wait_gone() {
 	return 1
 }
 
+# Holders get none of the other holders' stdin writers (3, 4): each must
+# see end of file when its own is closed.
+
 # hold DEV FD SGID - start ah_probe holding a PD and an AH (multicast, no
 # resolution) from GID SGID on DEV with its stdin on FD; HOLD_PID is its
 # pid.
 hold() {
 	local fifo=/tmp/rv0_link.$2
 	rm -f $fifo.in $fifo.out && mkfifo $fifo.in || return 1
-	$PROBE -d "$1" -s "$(gid_index "$1" "$3")" -g ::ffff:239.1.1.1 -H <$fifo.in >$fifo.out &
+	$PROBE -d "$1" -s "$(gid_index "$1" "$3")" -g ::ffff:239.1.1.1 -H \
+		<$fifo.in >$fifo.out 3>&- 4>&- &
 	HOLD_PID=$!
 	eval "exec $2>$fifo.in"
 	wait_line $fifo.out created || { sed 's/^/# holder: /' $fifo.out; return 1; }
@@ -46,7 +50,7 @@ hold() {
 hold_xrcd() {
 	local fifo=/tmp/rv0_link.$2
 	rm -f $fifo.in $fifo.out && mkfifo $fifo.in || return 1
-	$PROBE -d "$1" -X -H <$fifo.in >$fifo.out &
+	"$RVERBS_TEST_BIN"/uverbs_hold "$1" <$fifo.in >$fifo.out 3>&- 4>&- &
 	HOLD_PID=$!
 	eval "exec $2>$fifo.in"
 	wait_line $fifo.out created || { sed 's/^/# holder: /' $fifo.out; return 1; }
@@ -119,8 +123,8 @@ ksft_check "MTU and state changes of rv0's netdev with soft-RoCE loaded leave rv
 # Taking devices away under live objects.
 hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=$HOLD_PID ||
 	ktap_exit_fail_msg "cannot hold objects on rv1"
-ksft_check "rv1 holds a PD, an AH and an XRCD" \
-	bash -c "grep -qx 'pd 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'ah 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'xrcd 1 max [0-9]*' $DBG/rv1/resources"
+ksft_check "rv1 holds two PDs (one per holder), an AH and an XRCD" \
+	bash -c "grep -qx 'pd 2 max [0-9]*' $DBG/rv1/resources && grep -qx 'ah 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'xrcd 1 max [0-9]*' $DBG/rv1/resources"
 ksft_check "rdma res show pd lists rv1's PD" bash -c 'rdma res show pd dev rv1 | grep -q rv1'
 ksft_check "rdma link del rv1 with open contexts and live objects" timeout 30 rdma link del rv1
 ksft_check "rv1 is gone, with its debugfs directory" bash -c "! test -e /sys/class/infiniband/rv1 && ! test -e $DBG/rv1"

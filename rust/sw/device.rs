@@ -27,13 +27,14 @@ use kernel::{
         Dir,
         File, //
     },
+    new_mutex,
     prelude::*,
     sync::{
         atomic::{
             Atomic,
             Relaxed, //
         },
-        Arc,
+        Arc, Mutex,
     },
 };
 
@@ -146,11 +147,40 @@ struct Debugfs {
     _dir: Dir,
 }
 
+/// Where a device's [`Debugfs`] lives: made only once ib_core accepted the
+/// device's name (a name already taken must not clash in debugfs first),
+/// by whoever registered it, which may outlive the device by a moment.
+#[pin_data]
+pub(crate) struct DebugfsSlot {
+    #[pin]
+    inner: Mutex<Option<Debugfs>>,
+}
+
+impl DebugfsSlot {
+    /// Creates `/sys/kernel/debug/rverbs/<name>/` with the device's files,
+    /// if the device has none yet. Without debugfs, nothing.
+    pub(crate) fn fill(&self, name: &CStr, res: &Arc<Resources>) -> Result {
+        let mut slot = self.inner.lock();
+        if slot.is_some() {
+            return Ok(());
+        }
+        let dir = crate::debugfs::subdir(name).ok_or(ENODEV)?;
+        let ah = KBox::pin_init(dir.read_only_file(c"ah", res.ahs.clone()), GFP_KERNEL)?;
+        let resources = KBox::pin_init(dir.read_only_file(c"resources", res.clone()), GFP_KERNEL)?;
+        *slot = Some(Debugfs {
+            _ah: ah,
+            _resources: resources,
+            _dir: dir,
+        });
+        Ok(())
+    }
+}
+
 /// The data of a device.
 pub(crate) struct SwDevice {
     node_guid: [u8; 8],
     res: Arc<Resources>,
-    _debugfs: Debugfs,
+    debugfs: Arc<DebugfsSlot>,
 }
 
 /// The node GUID of a MAC address: its modified EUI-64
@@ -169,32 +199,36 @@ fn eui64(mac: [u8; 6]) -> [u8; 8] {
 }
 
 impl SwDevice {
-    /// The data of a new device on a netdev with `mac`, with its debugfs
-    /// directory `name`.
-    pub(crate) fn new(name: &CStr, mac: [u8; 6], limits: Limits) -> Result<Self> {
+    /// The data of a new device on a netdev with `mac` (its debugfs
+    /// directory comes with [`SwDevice::debugfs`] once it is registered).
+    pub(crate) fn new(mac: [u8; 6], limits: Limits) -> Result<Self> {
         let ahs = AhTable::new(limits.max_ah)?;
         let res = Arc::new(
             Resources {
                 ucontexts: Counter::new(u32::MAX),
                 pds: Counter::new(limits.max_pd),
                 xrcds: Counter::new(limits.max_xrcd),
-                ahs: ahs.clone(),
+                ahs,
                 max_ah: limits.max_ah,
             },
             GFP_KERNEL,
         )?;
-        let dir = crate::debugfs::subdir(name).ok_or(ENODEV)?;
-        let ah_file = KBox::pin_init(dir.read_only_file(c"ah", ahs), GFP_KERNEL)?;
-        let res_file = KBox::pin_init(dir.read_only_file(c"resources", res.clone()), GFP_KERNEL)?;
+        let debugfs = Arc::pin_init(
+            pin_init!(DebugfsSlot {
+                inner <- new_mutex!(None),
+            }),
+            GFP_KERNEL,
+        )?;
         Ok(Self {
             node_guid: eui64(mac),
             res,
-            _debugfs: Debugfs {
-                _ah: ah_file,
-                _resources: res_file,
-                _dir: dir,
-            },
+            debugfs,
         })
+    }
+
+    /// The debugfs slot and what goes into it, for after registration.
+    pub(crate) fn debugfs(&self) -> (Arc<DebugfsSlot>, Arc<Resources>) {
+        (self.debugfs.clone(), self.res.clone())
     }
 
     /// The node GUID (network byte order).
@@ -263,7 +297,11 @@ impl Driver for Rv {
         let Some(ndev) = dev.netdev(port) else {
             return Ok(attrs);
         };
-        (attrs.active_speed, attrs.active_width) = dev.eth_speed(port)?;
+        // A netdev on its way out has no link settings any more: keep the
+        // defaults then, the port is about to go.
+        if let Ok((speed, width)) = dev.eth_speed(port) {
+            (attrs.active_speed, attrs.active_width) = (speed, width);
+        }
         if ndev.is_active() {
             attrs.state = PortState::Active;
             attrs.phys_state = PhysState::LinkUp;

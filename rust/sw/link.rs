@@ -50,13 +50,20 @@ impl LinkType for Rv {
         if DriverDevice::<Rv>::driver_id_on_netdev(ndev) {
             return Err(EEXIST);
         }
-        let data = SwDevice::new(name, ndev.mac(), Limits::from_params())?;
+        let data = SwDevice::new(ndev.mac(), Limits::from_params())?;
+        let (debugfs, res) = data.debugfs();
         let info = DeviceInfo {
             node_desc: c"rverbs",
             node_guid: data.node_guid(),
             phys_port_cnt: 1,
         };
-        DriverDevice::<Rv>::alloc(&crate::THIS_MODULE, data)?.register(name, &info, ndev)
+        DriverDevice::<Rv>::alloc(&crate::THIS_MODULE, data)?.register(name, &info, ndev)?;
+        // Registered under `name`. Should the device already be gone,
+        // the directory goes with the last reference to `debugfs`.
+        if let Err(e) = debugfs.fill(name, &res) {
+            pr_warn!("{}: no debugfs directory ({:?})\n", name, e);
+        }
+        Ok(())
     }
 }
 
