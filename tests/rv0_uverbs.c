@@ -875,6 +875,71 @@ TEST_F(ctx, create_ah_core_response_only_succeeds)
 	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
 }
 
+/*
+ * Oversized udata: more room for the response than the driver fills, and
+ * driver input the driver does not define.  uverbs hands both to the driver
+ * (uverbs_main.c:ib_uverbs_write, driver_udata); soft-RoCE writes ah_num at
+ * the start of its part and reads no input (sw/rxe/rxe_verbs.c), so both
+ * succeed, and rv0 must do the same.
+ */
+TEST_F(ctx, create_ah_oversized_response_succeeds)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	__u64 big[8];
+	struct ah_resp *ah = (struct ah_resp *)big;
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	memset(big, 0xa5, sizeof(big));
+	ASSERT_EQ(0, create_ah_out(self->fd, pd, PORT, 1, sgid, dgid_v4_mcast,
+				   sizeof(big), ah));
+	if (is_rxe_abi())
+		ASSERT_NE(0U, ah->rxe.ah_num);
+	ASSERT_EQ(0, destroy_ah(self->fd, ah->ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, create_ah_with_driver_input_succeeds)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct {
+		struct ib_uverbs_create_ah cmd;
+		__u64 driver_in[4];
+	} req = {};
+	struct ah_resp ah = {};
+	__u32 pd;
+
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	req.cmd.response = (uintptr_t)&ah;
+	req.cmd.pd_handle = pd;
+	req.cmd.attr.grh.sgid_index = sgid;
+	req.cmd.attr.grh.hop_limit = 64;
+	req.cmd.attr.is_global = 1;
+	req.cmd.attr.port_num = PORT;
+	memcpy(req.cmd.attr.grh.dgid, dgid_v6_mcast, 16);
+	memset(req.driver_in, 0x5a, sizeof(req.driver_in));
+	ASSERT_EQ(0, uv_cmd(self->fd, IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req),
+			    sizeof(ah)));
+	ASSERT_EQ(0, destroy_ah(self->fd, ah.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
+TEST_F(ctx, alloc_pd_with_driver_input_succeeds)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct {
+		struct ib_uverbs_alloc_pd cmd;
+		__u64 driver_in[4];
+	} req = { .cmd.response = (uintptr_t)&resp };
+
+	memset(req.driver_in, 0x5a, sizeof(req.driver_in));
+	ASSERT_EQ(0, uv_cmd(self->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
+			    sizeof(resp)));
+	ASSERT_EQ(0, dealloc_pd(self->fd, resp.pd_handle));
+}
+
 TEST_F(ctx, create_ah_out_too_small_enospc)
 {
 	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
