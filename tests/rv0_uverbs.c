@@ -48,6 +48,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "kselftest_harness.h"
+#include "uverbs_raw.h"
 
 /*
  * Not in the uapi headers: enum rdma_link_layer, enum ib_mw_type and the
@@ -93,28 +94,6 @@ static const __u8 dgid_ll[16] = {
 #define DGID_LL_TEXT	"fe80:0000:0000:0000:0211:22ff:fe33:4455"
 #define DGID_LL_MAC	"00:11:22:33:44:55"
 
-/* One legacy command: header, request, nothing after it. */
-static int uv_cmd(int fd, __u32 command, const void *req, size_t req_len, size_t out_len)
-{
-	__u64 buf[64];
-	struct ib_uverbs_cmd_hdr hdr = {
-		.command = command,
-		.in_words = (sizeof(hdr) + req_len) / 4,
-		.out_words = out_len / 4,
-	};
-	size_t len = sizeof(hdr) + req_len;
-	ssize_t n;
-
-	if (len > sizeof(buf))
-		return -E2BIG;
-	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy((char *)buf + sizeof(hdr), req, req_len);
-	n = write(fd, buf, len);
-	if (n < 0)
-		return -errno;
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
 static int env_is_1(const char *name)
 {
 	const char *v = getenv(name);
@@ -122,77 +101,11 @@ static int env_is_1(const char *name)
 	return v && !strcmp(v, "1");
 }
 
-static int read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return n;
-}
-
-/*
- * The uverbs character device of $RV_DEV: the uverbsN of
- * /sys/class/infiniband_verbs whose ibdev is $RV_DEV.  0 or -ENODEV.
- */
-static int uverbs_name(char *name, size_t len)
-{
-	const char *dev = getenv("RV_DEV");
-	char ibdev[64];
-	glob_t g;
-	size_t i;
-	int ret = -ENODEV;
-
-	if (glob("/sys/class/infiniband_verbs/uverbs*/ibdev", 0, NULL, &g))
-		return -ENODEV;
-	for (i = 0; i < g.gl_pathc; i++) {
-		char *p = g.gl_pathv[i], *end = strrchr(p, '/'), *start;
-
-		if (read_text(p, ibdev, sizeof(ibdev)) < 0 || strcmp(ibdev, dev))
-			continue;
-		*end = '\0';
-		start = strrchr(p, '/') + 1;
-		snprintf(name, len, "%s", start);
-		ret = 0;
-		break;
-	}
-	globfree(&g);
-	return ret;
-}
-
-static int uverbs_open(void)
-{
-	char name[32], path[64];
-	int fd, ret;
-
-	ret = uverbs_name(name, sizeof(name));
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "/dev/infiniband/%s", name);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-static int get_context(int fd, struct ib_uverbs_get_context_resp *resp)
-{
-	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)resp };
-
-	return uv_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd), sizeof(*resp));
-}
-
 /* A device file with a context: the fd, or -errno. */
 static int open_context(int *async_fd)
 {
 	struct ib_uverbs_get_context_resp resp = {};
-	int fd = uverbs_open(), ret;
+	int fd = uverbs_open(getenv("RV_DEV")), ret;
 
 	if (fd < 0)
 		return fd;
@@ -221,25 +134,6 @@ static int query_port(int fd, __u8 port, struct ib_uverbs_query_port_resp *resp,
 	};
 
 	return uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_PORT, &cmd, sizeof(cmd), out_len);
-}
-
-static int alloc_pd(int fd, __u32 *pd)
-{
-	struct ib_uverbs_alloc_pd_resp resp = {};
-	struct ib_uverbs_alloc_pd cmd = { .response = (uintptr_t)&resp };
-	int ret;
-
-	ret = uv_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), sizeof(resp));
-	if (!ret)
-		*pd = resp.pd_handle;
-	return ret;
-}
-
-static int dealloc_pd(int fd, __u32 pd)
-{
-	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = pd };
-
-	return uv_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd, sizeof(cmd), 0);
 }
 
 /*
@@ -279,30 +173,6 @@ static int destroy_ah(int fd, __u32 ah)
 	struct ib_uverbs_destroy_ah cmd = { .ah_handle = ah };
 
 	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_AH, &cmd, sizeof(cmd), 0);
-}
-
-/* OPEN_XRCD; file_fd -1 for an XRCD with no inode. */
-static int open_xrcd(int fd, int file_fd, __u32 oflags, __u32 *xrcd)
-{
-	struct ib_uverbs_open_xrcd_resp resp = {};
-	struct ib_uverbs_open_xrcd cmd = {
-		.response = (uintptr_t)&resp,
-		.fd = file_fd,
-		.oflags = oflags,
-	};
-	int ret;
-
-	ret = uv_cmd(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, sizeof(cmd), sizeof(resp));
-	if (!ret && xrcd)
-		*xrcd = resp.xrcd_handle;
-	return ret;
-}
-
-static int close_xrcd(int fd, __u32 xrcd)
-{
-	struct ib_uverbs_close_xrcd cmd = { .xrcd_handle = xrcd };
-
-	return uv_cmd(fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd, sizeof(cmd), 0);
 }
 
 /*
@@ -551,7 +421,7 @@ static int is_rxe_abi(void)
 TEST(get_context_succeeds_once_then_einval)
 {
 	struct ib_uverbs_get_context_resp resp = {};
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, get_context(fd, &resp));
@@ -564,7 +434,7 @@ TEST(get_context_succeeds_once_then_einval)
 
 TEST(alloc_pd_before_get_context_einval)
 {
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 	__u32 pd;
 
 	ASSERT_LE(0, fd);
@@ -576,7 +446,7 @@ TEST(alloc_pd_before_get_context_einval)
 TEST(query_device_before_get_context_einval)
 {
 	struct ib_uverbs_query_device_resp resp;
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	/* uverbs_cmd.c:ib_uverbs_query_device -> ib_uverbs_get_ucontext_file */
@@ -587,7 +457,7 @@ TEST(query_device_before_get_context_einval)
 TEST(write_shorter_than_header_einval)
 {
 	struct ib_uverbs_cmd_hdr hdr = { .command = IB_USER_VERBS_CMD_GET_CONTEXT };
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	/* uverbs_main.c:ib_uverbs_write: count < sizeof(hdr) */
@@ -606,7 +476,7 @@ TEST(in_words_not_write_length_einval)
 		.out_words = sizeof(resp) / 4,
 	};
 	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	memcpy(buf, &hdr, sizeof(hdr));
@@ -620,7 +490,7 @@ TEST(in_words_not_write_length_einval)
 TEST(request_shorter_than_command_enospc)
 {
 	__u64 response = 0;
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	/* uverbs_main.c:verify_hdr: count < req_size + sizeof(hdr), header only */
@@ -631,7 +501,7 @@ TEST(request_shorter_than_command_enospc)
 TEST(unknown_command_eopnotsupp)
 {
 	__u64 response = 0;
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	/* rdma_core.h:uapi_get_method: cmd_idx >= uapi->num_write */
@@ -643,7 +513,7 @@ TEST(command_with_reserved_bits_einval)
 {
 	struct ib_uverbs_get_context_resp resp;
 	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
-	int fd = uverbs_open();
+	int fd = uverbs_open(getenv("RV_DEV"));
 
 	ASSERT_LE(0, fd);
 	/* rdma_core.h:uapi_get_method: bits outside COMMAND_MASK|FLAG_EXTENDED */
@@ -657,7 +527,7 @@ TEST(nldev_chardev_is_rxe_abi_2)
 	struct nl_info info;
 	char name[32];
 
-	ASSERT_EQ(0, uverbs_name(name, sizeof(name)));
+	ASSERT_EQ(0, uverbs_name(getenv("RV_DEV"), name, sizeof(name)));
 	ASSERT_EQ(0, nl_info(&info));
 	ASSERT_STREQ(name, info.chardev);
 	/* uverbs_main.c:ib_uverbs_get_nl_info: ops.uverbs_abi_ver, ops.driver_id */
@@ -670,7 +540,7 @@ TEST(sysfs_abi_version_is_rxe_abi)
 {
 	char name[32], path[96], buf[16];
 
-	ASSERT_EQ(0, uverbs_name(name, sizeof(name)));
+	ASSERT_EQ(0, uverbs_name(getenv("RV_DEV"), name, sizeof(name)));
 	snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/abi_version", name);
 	/* uverbs_main.c:abi_version_show: ops.uverbs_abi_ver */
 	ASSERT_LT(0, read_text(path, buf, sizeof(buf)));

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The raw uverbs interface, without libibverbs: write() of the legacy
+ * command ABI of <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.  Shared
+ * by rv0_uverbs.c and uverbs_hold.c; every function returns 0 or -errno.
+ */
+#ifndef _RVERBS_TESTS_UVERBS_RAW_H
+#define _RVERBS_TESTS_UVERBS_RAW_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+
+/* One legacy command: header, request, nothing after it. */
+static inline int uv_cmd(int fd, __u32 command, const void *req, size_t req_len, size_t out_len)
+{
+	__u64 buf[64];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = command,
+		.in_words = (sizeof(hdr) + req_len) / 4,
+		.out_words = out_len / 4,
+	};
+	size_t len = sizeof(hdr) + req_len;
+	ssize_t n;
+
+	if (len > sizeof(buf))
+		return -E2BIG;
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy((char *)buf + sizeof(hdr), req, req_len);
+	n = write(fd, buf, len);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static inline int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return n;
+}
+
+/*
+ * The uverbs character device of @dev: the uverbsN of
+ * /sys/class/infiniband_verbs whose ibdev is @dev.  0 or -ENODEV.
+ */
+static inline int uverbs_name(const char *dev, char *name, size_t len)
+{
+	char ibdev[64];
+	glob_t g;
+	size_t i;
+	int ret = -ENODEV;
+
+	if (glob("/sys/class/infiniband_verbs/uverbs*/ibdev", 0, NULL, &g))
+		return -ENODEV;
+	for (i = 0; i < g.gl_pathc; i++) {
+		char *p = g.gl_pathv[i], *end = strrchr(p, '/'), *start;
+
+		if (read_text(p, ibdev, sizeof(ibdev)) < 0 || strcmp(ibdev, dev))
+			continue;
+		*end = '\0';
+		start = strrchr(p, '/') + 1;
+		snprintf(name, len, "%s", start);
+		ret = 0;
+		break;
+	}
+	globfree(&g);
+	return ret;
+}
+
+static inline int uverbs_open(const char *dev)
+{
+	char name[32], path[64];
+	int fd, ret;
+
+	ret = uverbs_name(dev, name, sizeof(name));
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static inline int get_context(int fd, struct ib_uverbs_get_context_resp *resp)
+{
+	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)resp };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+static inline int alloc_pd(int fd, __u32 *pd)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_uverbs_alloc_pd cmd = { .response = (uintptr_t)&resp };
+	int ret;
+
+	ret = uv_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*pd = resp.pd_handle;
+	return ret;
+}
+
+static inline int dealloc_pd(int fd, __u32 pd)
+{
+	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = pd };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &cmd, sizeof(cmd), 0);
+}
+
+/* OPEN_XRCD; file_fd -1 for an XRCD with no inode. */
+static inline int open_xrcd(int fd, int file_fd, __u32 oflags, __u32 *xrcd)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ib_uverbs_open_xrcd cmd = {
+		.response = (uintptr_t)&resp,
+		.fd = file_fd,
+		.oflags = oflags,
+	};
+	int ret;
+
+	ret = uv_cmd(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*xrcd = resp.xrcd_handle;
+	return ret;
+}
+
+static inline int close_xrcd(int fd, __u32 xrcd)
+{
+	struct ib_uverbs_close_xrcd cmd = { .xrcd_handle = xrcd };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd, sizeof(cmd), 0);
+}
+
+#endif /* _RVERBS_TESTS_UVERBS_RAW_H */
