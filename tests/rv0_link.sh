@@ -83,7 +83,7 @@ ktap_print_header
 modprobe ib_uverbs && modprobe 8021q && insmod "$RVERBS_KO" && ns_setup &&
 	ip link add veth2 type veth peer name veth3 && ip link set veth2 up && ip link set veth3 up &&
 	ip addr add 198.19.0.1/24 dev veth2 || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 26
+ktap_set_plan 27
 
 # Creation.
 ksft_check "rdma link add rv0 type rverbs netdev veth0" rdma link add rv0 type rverbs netdev veth0
@@ -116,9 +116,19 @@ size=$(pahole -C rxe_dev --btf_base /sys/kernel/btf/vmlinux /sys/kernel/btf/rdma
 ktap_print_msg "struct rxe_dev: ${size:-?} bytes; rverbs keeps 8192 bytes after ib_device zeroed"
 ksft_check "struct rxe_dev of this kernel fits the zeroed area of rverbs devices" \
 	test -n "$size" -a "${size:-0}" -le 8192
-ip link set veth0 mtu 9000 && ip link set veth0 down && ip link set veth0 up && ip link set veth0 mtu 1500
+ibv_asyncwatch -d rv0 >/tmp/rv0_link.async 2>&1 &
+watch_pid=$!
+sleep 1
+ip link set veth0 mtu 9000 && ip link set veth0 down && sleep 0.5 && ip link set veth0 up &&
+	ip link set veth0 mtu 1500
 ksft_check "MTU and state changes of rv0's netdev with soft-RoCE loaded leave rv0 working" \
 	bash -c 'sleep 1; ibv_devinfo -d rv0 | grep -q PORT_ACTIVE'
+kill $watch_pid
+wait $watch_pid 2>/dev/null
+sed 's/^/# /' /tmp/rv0_link.async
+ksft_check "rv0's port went down and up once each (async events PORT_ERR, PORT_ACTIVE)" \
+	bash -c 'test "$(grep -c "IBV_EVENT_PORT_ERR.*port 1" /tmp/rv0_link.async)" = 1 &&
+		test "$(grep -c "IBV_EVENT_PORT_ACTIVE.*port 1" /tmp/rv0_link.async)" = 1'
 
 # Taking devices away under live objects.
 hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=$HOLD_PID ||

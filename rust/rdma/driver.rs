@@ -155,25 +155,6 @@ impl<T: Driver> DriverDevice<T> {
         Ok((speed, width))
     }
 
-    /// Tells ib_core's event handlers (ULPs, uverbs async events) that
-    /// `port` became active or went down (`ib_dispatch_event`).
-    pub(crate) fn port_event(&self, port: u32, active: bool) {
-        let mut event = bindings::ib_event {
-            device: self.as_raw(),
-            event: if active {
-                bindings::ib_event_type_IB_EVENT_PORT_ACTIVE
-            } else {
-                bindings::ib_event_type_IB_EVENT_PORT_ERR
-            },
-            // SAFETY: All-zero is a valid union; `port_num` is set below.
-            element: unsafe { core::mem::zeroed() },
-        };
-        // SAFETY: Writing the `port_num` view makes it the active one.
-        unsafe { *event.element.port_num.as_mut() = port };
-        // SAFETY: The device is registered; the event is valid for the call.
-        unsafe { bindings::ib_dispatch_event(&event) };
-    }
-
     /// Allocates a device of driver `T` with `data` and the operations of
     /// `T`, not registered yet.
     pub(crate) fn alloc(module: &'static ThisModule, data: T::Device) -> Result<NewDevice<T>> {

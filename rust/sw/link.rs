@@ -69,23 +69,22 @@ impl LinkType for Rv {
 
 impl NetdevHandler for Rv {
     fn event(event: NetdevEvent, ndev: &NetDevice) {
+        // Port state events (`PORT_ACTIVE`, `PORT_ERR`) are ib_core's own:
+        // its netdev notifier dispatches them for every device bound to a
+        // netdev (`ib_dispatch_port_state_event`). Port state and MTU are
+        // read from the netdev when queried. What is left is the end.
+        if event != NetdevEvent::Unregister {
+            return;
+        }
         let Some(dev) = DriverDevice::<Rv>::get_by_netdev(ndev) else {
             return;
         };
-        match event {
-            NetdevEvent::Unregister => {
-                // ib_core's contract: forget the netdev now, then go away.
-                // Forgetting it first also hides the device from other
-                // modules' notifiers that look devices up by netdev and
-                // driver id (soft-RoCE's), which run after this one.
-                dev.detach_netdev(1);
-                dev.unregister_queued();
-            }
-            NetdevEvent::Up | NetdevEvent::Down | NetdevEvent::Change => {
-                dev.port_event(1, ndev.is_active());
-            }
-            NetdevEvent::ChangeMtu | NetdevEvent::Other => {}
-        }
+        // ib_core's contract: forget the netdev now, then go away.
+        // Forgetting it first also hides the device from other modules'
+        // notifiers that look devices up by netdev and driver id
+        // (soft-RoCE's), which run after this one.
+        dev.detach_netdev(1);
+        dev.unregister_queued();
     }
 }
 
