@@ -364,7 +364,7 @@ impl Driver for Rv {
     fn create_ah(
         dev: &DriverDevice<Self>,
         attr: &AhAttr,
-        _sleepable: bool,
+        sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<SwAh> {
         // RoCE needs a GRH with a source GID entry (ib_core checked both
@@ -373,7 +373,7 @@ impl Driver for Rv {
             return Err(EINVAL);
         }
         let av: AddressVector = attr.address_vector();
-        let num = dev.res.ahs.insert(av)?;
+        let num = dev.res.ahs.insert(av, sleepable)?;
         if let Some(udata) = udata {
             // `struct rxe_create_ah_resp { __u32 ah_num; __u32 reserved; }`:
             // an older provider passes no room for it (and gets no number).
