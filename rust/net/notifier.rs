@@ -87,9 +87,9 @@ impl<T: NetdevHandler> NetdevNotifier<T> {
         event: c_ulong,
         ptr: *mut c_void,
     ) -> c_int {
+        let info = ptr.cast::<bindings::netdev_notifier_info>();
         // SAFETY: The caller's promise; the info names a valid netdev.
-        let ndev =
-            unsafe { NetDevice::from_raw(bindings::netdev_notifier_info_to_dev(ptr.cast())) };
+        let ndev = unsafe { NetDevice::from_raw(bindings::netdev_notifier_info_to_dev(info)) };
         // CAST: Netdev events are small enumerators.
         let event = match event as u32 {
             bindings::netdev_cmd_NETDEV_UNREGISTER => NetdevEvent::Unregister,
