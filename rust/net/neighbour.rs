@@ -45,8 +45,7 @@ impl Neighbour {
         let n = self.0.as_ptr();
         // Big enough for any device's address (`MAX_ADDR_LEN`).
         let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
-        // SAFETY: By the type invariant the entry is valid; its lock is
-        // taken and released in pairs here.
+        // SAFETY: The entry is valid (type invariant); its lock is taken and released in pairs.
         unsafe {
             bindings::rverbs_neigh_read_lock_bh(n);
             if u32::from((*n).nud_state) & bindings::NUD_VALID == 0 {
@@ -98,8 +97,8 @@ unsafe extern "C" fn neigh_update_callback(
     // CAST: Netevent types are small enumerators.
     if event as u32 == bindings::netevent_notif_type_NETEVENT_NEIGH_UPDATE {
         let n = ptr.cast::<bindings::neighbour>();
-        // SAFETY: For NETEVENT_NEIGH_UPDATE, `ptr` is the valid neighbour
-        // being updated; `nud_state` is read as ib_core reads it.
+        // For NETEVENT_NEIGH_UPDATE, `ptr` is the neighbour being updated.
+        // SAFETY: `n` is valid; `nud_state` is read as ib_core reads it.
         if u32::from(unsafe { (*n).nud_state }) & bindings::NUD_VALID != 0 {
             // SAFETY: Always safe to call.
             unsafe { bindings::rverbs_neigh_updated() };
@@ -115,8 +114,7 @@ pub(crate) struct Updates(());
 impl Updates {
     /// Registers the netevent notifier (once per module).
     pub(crate) fn register() -> Result<Self> {
-        // SAFETY: `NOTIFIER` is static, so it outlives the registration,
-        // which `Drop` ends.
+        // SAFETY: `NOTIFIER` is static: it outlives the registration, which `Drop` ends.
         to_result(unsafe { bindings::register_netevent_notifier(NOTIFIER.0.get()) })?;
         Ok(Self(()))
     }

@@ -60,8 +60,7 @@ impl Route {
                     saddr: u32::from_ne_bytes(*s),
                     ..Default::default()
                 };
-                // SAFETY: `net` is valid under the RCU read lock; `fl4` is a
-                // valid flow key; no socket.
+                // SAFETY: `net` is valid under RCU; `fl4` is a valid flow key; no socket.
                 let rt = from_err_ptr(unsafe {
                     bindings::ip_route_output_flow(net.as_raw(), &mut fl4, core::ptr::null())
                 })?;
@@ -138,8 +137,8 @@ impl Route {
 
     /// The output device of the route.
     pub(crate) fn dev<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a NetDevice {
-        // SAFETY: The route is valid; its device is valid while the route
-        // is referenced and the RCU read lock is held.
+        // The device of a referenced route is valid while the RCU read lock is held.
+        // SAFETY: The route is valid and referenced; `'a` is within the RCU guard.
         unsafe { NetDevice::from_raw(bindings::dst_dev(self.as_raw())) }
     }
 
