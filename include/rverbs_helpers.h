@@ -3,8 +3,8 @@
  * Prototypes of the C helpers of rverbs (rust/helpers/).
  *
  * Rust cannot call static inline functions or expand macros, so each one
- * rverbs needs gets a small wrapper named rust_helper_<name>.  The bindings
- * strip the prefix: Rust calls <name>.
+ * rverbs needs gets a small wrapper named rverbs_<name>, called by that
+ * name from Rust too: one prefix, which no kernel symbol carries.
  */
 #ifndef _RVERBS_HELPERS_H
 #define _RVERBS_HELPERS_H
@@ -24,45 +24,45 @@ struct rtable;
 struct sk_buff;
 
 /* rdma.c */
-bool rust_helper_rdma_is_port_valid(const struct ib_device *device, u32 port);
-bool rust_helper_rdma_is_grh_required(const struct ib_device *device, u32 port);
-struct ib_ah *rust_helper_rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp);
-struct ib_xrcd *rust_helper_rverbs_zalloc_xrcd(struct ib_device *device);
-bool rust_helper_ib_device_try_get(struct ib_device *dev);
-void rust_helper_rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd);
-bool rust_helper_rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd);
+bool rverbs_rdma_is_port_valid(const struct ib_device *device, u32 port);
+bool rverbs_rdma_is_grh_required(const struct ib_device *device, u32 port);
+struct ib_ah *rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp);
+struct ib_xrcd *rverbs_zalloc_xrcd(struct ib_device *device);
+bool rverbs_ib_device_try_get(struct ib_device *dev);
+void rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd);
+bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd);
 
 /* net.c */
-struct net *rust_helper_rverbs_dev_net(const struct net_device *dev);
-int rust_helper_ip4_dst_hoplimit(const struct dst_entry *dst);
-void rust_helper_ip_rt_put(struct rtable *rt);
-struct dst_entry *rust_helper_rverbs_rtable_dst(struct rtable *rt);
-struct net_device *rust_helper_dst_dev(const struct dst_entry *dst);
-unsigned short rust_helper_rverbs_dst_family(const struct dst_entry *dst);
-bool rust_helper_rverbs_dst_is_local(const struct dst_entry *dst);
-bool rust_helper_rverbs_dst_has_gateway(const struct dst_entry *dst);
-struct neighbour *rust_helper_dst_neigh_lookup(const struct dst_entry *dst,
+struct net *rverbs_dev_net(const struct net_device *dev);
+int rverbs_ip4_dst_hoplimit(const struct dst_entry *dst);
+void rverbs_ip_rt_put(struct rtable *rt);
+struct dst_entry *rverbs_rtable_dst(struct rtable *rt);
+struct net_device *rverbs_dst_dev(const struct dst_entry *dst);
+unsigned short rverbs_dst_family(const struct dst_entry *dst);
+bool rverbs_dst_is_local(const struct dst_entry *dst);
+bool rverbs_dst_has_gateway(const struct dst_entry *dst);
+struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
 					       const void *daddr);
-void rust_helper_neigh_release(struct neighbour *neigh);
-int rust_helper_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb);
-void rust_helper_neigh_ha_snapshot(char *dst, const struct neighbour *n,
+void rverbs_neigh_release(struct neighbour *neigh);
+int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb);
+void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
 				   const struct net_device *dev);
-void rust_helper_rverbs_neigh_read_lock_bh(struct neighbour *n);
-void rust_helper_rverbs_neigh_read_unlock_bh(struct neighbour *n);
-struct net_device *rust_helper_rverbs_ipv6_addr_dev_rcu(struct net *net,
+void rverbs_neigh_read_lock_bh(struct neighbour *n);
+void rverbs_neigh_read_unlock_bh(struct neighbour *n);
+struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
 							const struct in6_addr *addr);
-int rust_helper_rverbs_netdev_ifindex(const struct net_device *dev);
-unsigned short rust_helper_rverbs_netdev_type(const struct net_device *dev);
-const unsigned char *rust_helper_rverbs_netdev_dev_addr(const struct net_device *dev);
-int rust_helper_rverbs_neigh_generation(void);
-void rust_helper_rverbs_neigh_updated(void);
-long rust_helper_rverbs_neigh_wait(int seen, long timeout);
-unsigned int rust_helper_rverbs_netdev_mtu(const struct net_device *dev);
-bool rust_helper_rverbs_netdev_is_up(const struct net_device *dev);
-bool rust_helper_rverbs_netdev_is_active(struct net_device *dev);
-bool rust_helper_is_vlan_dev(const struct net_device *dev);
-void rust_helper_dev_put(struct net_device *dev);
+int rverbs_netdev_ifindex(const struct net_device *dev);
+unsigned short rverbs_netdev_type(const struct net_device *dev);
+const unsigned char *rverbs_netdev_dev_addr(const struct net_device *dev);
+int rverbs_neigh_generation(void);
+void rverbs_neigh_updated(void);
+long rverbs_neigh_wait(int seen, long timeout);
+unsigned int rverbs_netdev_mtu(const struct net_device *dev);
+bool rverbs_netdev_is_up(const struct net_device *dev);
+bool rverbs_netdev_is_active(struct net_device *dev);
+bool rverbs_is_vlan_dev(const struct net_device *dev);
+void rverbs_dev_put(struct net_device *dev);
 struct net_device *
-rust_helper_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info);
+rverbs_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info);
 
 #endif /* _RVERBS_HELPERS_H */

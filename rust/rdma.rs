@@ -8,12 +8,10 @@
 //! the C struct, reached from a raw pointer only through an `unsafe fn
 //! from_raw` whose safety section states what the C caller guarantees.
 //! Everything above this layer (`verbs`, `sw`) is written without `unsafe`
-//! and without `bindings::`. [`bindings`] holds the generated bindings,
-//! for this layer, [`crate::net`] and [`crate::takeover`] only.
+//! and without `bindings::`.
 
 pub(crate) mod ah;
 pub(crate) mod ah_attr;
-pub(crate) mod bindings;
 pub(crate) mod device;
 pub(crate) mod driver;
 pub(crate) mod errno;
@@ -27,4 +25,4 @@ pub(crate) mod xrcd;
 
 /// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
 /// software device speaks.
-pub(crate) const RDMA_DRIVER_RXE: u32 = bindings::rdma_driver_id_RDMA_DRIVER_RXE;
+pub(crate) const RDMA_DRIVER_RXE: u32 = crate::bindings::rdma_driver_id_RDMA_DRIVER_RXE;

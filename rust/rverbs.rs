@@ -14,6 +14,7 @@
 
 use kernel::prelude::*;
 
+mod bindings;
 mod debugfs;
 mod net;
 mod rdma;

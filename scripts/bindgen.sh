@@ -7,8 +7,8 @@
 # line Kbuild saved in OBJTREE/rust/bindings/.bindings_generated.rs.cmd: same
 # clang flags, same target, same options), on another input header and with
 # an allowlist, so that layouts follow the configuration of OBJTREE and
-# only rverbs' own items are generated.  C helpers (rust_helper_<name>) are
-# renamed to <name> with a #[link_name], as the kernel does for its helpers.
+# only rverbs' own items are generated.  The C helpers of rverbs
+# (rust/helpers/*.c) all carry the prefix rverbs_, in C and in Rust alike.
 set -eu
 
 objtree=$1
@@ -51,7 +51,7 @@ opaque_types='netdev_notifier_info ifla_vf_guid ifla_vf_stats ifla_vf_info nl_in
 
 cd "$objtree"
 eval "bindgen \"\$abs_hdr\" $bgopts \
-	--allowlist-function 'rust_helper_.*' \
+	--allowlist-function 'rverbs_.*' \
 	--allowlist-file '.*/include/rverbs_.*\\.h' \
 	--allowlist-file '.*/include/rdma/.*\\.h' \
 	--allowlist-file '.*/include/uapi/rdma/.*\\.h' \
@@ -69,6 +69,4 @@ eval "bindgen \"\$abs_hdr\" $bgopts \
 	-o \"\$abs_out.tmp\" -- $cflags \
 	-I\"\$abs_inc\" -DKBUILD_MODNAME='\"rverbs\"' -D__KBUILD_MODNAME=kmod_rverbs"
 
-sed -Ei 's/pub fn rust_helper_([a-zA-Z0-9_]*)/#[link_name="rust_helper_\1"]\n    pub fn \1/g' \
-	"$abs_out.tmp"
 mv "$abs_out.tmp" "$abs_out"

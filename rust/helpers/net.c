@@ -16,38 +16,38 @@
 
 #include "rverbs_helpers.h"
 
-struct net *rust_helper_rverbs_dev_net(const struct net_device *dev)
+struct net *rverbs_dev_net(const struct net_device *dev)
 {
 	return dev_net(dev);
 }
 
-int rust_helper_ip4_dst_hoplimit(const struct dst_entry *dst)
+int rverbs_ip4_dst_hoplimit(const struct dst_entry *dst)
 {
 	return ip4_dst_hoplimit(dst);
 }
 
-void rust_helper_ip_rt_put(struct rtable *rt)
+void rverbs_ip_rt_put(struct rtable *rt)
 {
 	ip_rt_put(rt);
 }
 
-struct dst_entry *rust_helper_rverbs_rtable_dst(struct rtable *rt)
+struct dst_entry *rverbs_rtable_dst(struct rtable *rt)
 {
 	return &rt->dst;
 }
 
-struct net_device *rust_helper_dst_dev(const struct dst_entry *dst)
+struct net_device *rverbs_dst_dev(const struct dst_entry *dst)
 {
 	return dst_dev(dst);
 }
 
-unsigned short rust_helper_rverbs_dst_family(const struct dst_entry *dst)
+unsigned short rverbs_dst_family(const struct dst_entry *dst)
 {
 	return dst->ops->family;
 }
 
 /* is_dst_local() of drivers/infiniband/core/addr.c, on the route types. */
-bool rust_helper_rverbs_dst_is_local(const struct dst_entry *dst)
+bool rverbs_dst_is_local(const struct dst_entry *dst)
 {
 	if (dst->ops->family == AF_INET)
 		return dst_rtable(dst)->rt_type == RTN_LOCAL;
@@ -57,47 +57,47 @@ bool rust_helper_rverbs_dst_is_local(const struct dst_entry *dst)
 }
 
 /* has_gateway() of drivers/infiniband/core/addr.c, on the route types. */
-bool rust_helper_rverbs_dst_has_gateway(const struct dst_entry *dst)
+bool rverbs_dst_has_gateway(const struct dst_entry *dst)
 {
 	if (dst->ops->family == AF_INET)
 		return dst_rtable(dst)->rt_uses_gateway;
 	return dst_rt6_info(dst)->rt6i_flags & RTF_GATEWAY;
 }
 
-struct neighbour *rust_helper_dst_neigh_lookup(const struct dst_entry *dst,
+struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
 					       const void *daddr)
 {
 	return dst_neigh_lookup(dst, daddr);
 }
 
-void rust_helper_neigh_release(struct neighbour *neigh)
+void rverbs_neigh_release(struct neighbour *neigh)
 {
 	neigh_release(neigh);
 }
 
-int rust_helper_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb)
+int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb)
 {
 	return neigh_event_send(neigh, skb);
 }
 
-void rust_helper_neigh_ha_snapshot(char *dst, const struct neighbour *n,
+void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
 				   const struct net_device *dev)
 {
 	neigh_ha_snapshot(dst, n, dev);
 }
 
-void rust_helper_rverbs_neigh_read_lock_bh(struct neighbour *n)
+void rverbs_neigh_read_lock_bh(struct neighbour *n)
 {
 	read_lock_bh(&n->lock);
 }
 
-void rust_helper_rverbs_neigh_read_unlock_bh(struct neighbour *n)
+void rverbs_neigh_read_unlock_bh(struct neighbour *n)
 {
 	read_unlock_bh(&n->lock);
 }
 
 /* for_each_netdev_rcu() is a macro; the caller holds the RCU read lock. */
-struct net_device *rust_helper_rverbs_ipv6_addr_dev_rcu(struct net *net,
+struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
 							const struct in6_addr *addr)
 {
 	struct net_device *dev;
@@ -117,18 +117,18 @@ struct net_device *rust_helper_rverbs_ipv6_addr_dev_rcu(struct net *net,
 static DECLARE_WAIT_QUEUE_HEAD(rverbs_neigh_wq);
 static atomic_t rverbs_neigh_generation = ATOMIC_INIT(0);
 
-int rust_helper_rverbs_neigh_generation(void)
+int rverbs_neigh_generation(void)
 {
 	return atomic_read(&rverbs_neigh_generation);
 }
 
-void rust_helper_rverbs_neigh_updated(void)
+void rverbs_neigh_updated(void)
 {
 	atomic_inc(&rverbs_neigh_generation);
 	wake_up_all(&rverbs_neigh_wq);
 }
 
-long rust_helper_rverbs_neigh_wait(int seen, long timeout)
+long rverbs_neigh_wait(int seen, long timeout)
 {
 	return wait_event_interruptible_timeout(rverbs_neigh_wq,
 						atomic_read(&rverbs_neigh_generation) != seen,
@@ -139,48 +139,48 @@ long rust_helper_rverbs_neigh_wait(int seen, long timeout)
  * Fields of struct net_device, which the kernel crate's bindings only know
  * as an opaque type.
  */
-int rust_helper_rverbs_netdev_ifindex(const struct net_device *dev)
+int rverbs_netdev_ifindex(const struct net_device *dev)
 {
 	return dev->ifindex;
 }
 
-unsigned short rust_helper_rverbs_netdev_type(const struct net_device *dev)
+unsigned short rverbs_netdev_type(const struct net_device *dev)
 {
 	return dev->type;
 }
 
-const unsigned char *rust_helper_rverbs_netdev_dev_addr(const struct net_device *dev)
+const unsigned char *rverbs_netdev_dev_addr(const struct net_device *dev)
 {
 	return dev->dev_addr;
 }
 
-unsigned int rust_helper_rverbs_netdev_mtu(const struct net_device *dev)
+unsigned int rverbs_netdev_mtu(const struct net_device *dev)
 {
 	return READ_ONCE(dev->mtu);
 }
 
-bool rust_helper_rverbs_netdev_is_up(const struct net_device *dev)
+bool rverbs_netdev_is_up(const struct net_device *dev)
 {
 	return dev->flags & IFF_UP;
 }
 
 /* Running with a carrier: what ib_get_curr_port_state() calls active. */
-bool rust_helper_rverbs_netdev_is_active(struct net_device *dev)
+bool rverbs_netdev_is_active(struct net_device *dev)
 {
 	return netif_running(dev) && netif_carrier_ok(dev);
 }
 
-bool rust_helper_is_vlan_dev(const struct net_device *dev)
+bool rverbs_is_vlan_dev(const struct net_device *dev)
 {
 	return is_vlan_dev(dev);
 }
 
-void rust_helper_dev_put(struct net_device *dev)
+void rverbs_dev_put(struct net_device *dev)
 {
 	dev_put(dev);
 }
 
-struct net_device *rust_helper_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info)
+struct net_device *rverbs_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info)
 {
 	return netdev_notifier_info_to_dev(info);
 }

@@ -9,41 +9,41 @@
 
 #include "rverbs_helpers.h"
 
-bool rust_helper_rdma_is_port_valid(const struct ib_device *device, u32 port)
+bool rverbs_rdma_is_port_valid(const struct ib_device *device, u32 port)
 {
 	return rdma_is_port_valid(device, port);
 }
 
-bool rust_helper_rdma_is_grh_required(const struct ib_device *device, u32 port)
+bool rverbs_rdma_is_grh_required(const struct ib_device *device, u32 port)
 {
 	return rdma_is_grh_required(device, port);
 }
 
 /* rdma_zalloc_drv_obj_gfp(device, ib_ah, gfp): the driver's AH size. */
-struct ib_ah *rust_helper_rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp)
+struct ib_ah *rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp)
 {
 	return rdma_zalloc_drv_obj_gfp(device, ib_ah, gfp);
 }
 
 /* rdma_zalloc_drv_obj(device, ib_xrcd): the driver's XRCD size. */
-struct ib_xrcd *rust_helper_rverbs_zalloc_xrcd(struct ib_device *device)
+struct ib_xrcd *rverbs_zalloc_xrcd(struct ib_device *device)
 {
 	return rdma_zalloc_drv_obj(device, ib_xrcd);
 }
 
 /* init_rwsem() and xa_init() are macros (lockdep class per call site). */
-void rust_helper_rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd)
+void rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd)
 {
 	init_rwsem(&xrcd->tgt_qps_rwsem);
 	xa_init(&xrcd->tgt_qps);
 }
 
-bool rust_helper_rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd)
+bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd)
 {
 	return xa_empty(&xrcd->tgt_qps);
 }
 
-bool rust_helper_ib_device_try_get(struct ib_device *dev)
+bool rverbs_ib_device_try_get(struct ib_device *dev)
 {
 	return ib_device_try_get(dev);
 }

@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
 
-use crate::rdma::bindings;
+use crate::bindings;
 use kernel::{
     sync::rcu,
     types::Opaque, //
@@ -82,7 +82,7 @@ impl NetDevice {
     /// Whether the device is a VLAN device (`is_vlan_dev`).
     pub(crate) fn is_vlan(&self) -> bool {
         // SAFETY: By the type invariant the device is valid.
-        unsafe { bindings::is_vlan_dev(self.as_raw()) }
+        unsafe { bindings::rverbs_is_vlan_dev(self.as_raw()) }
     }
 
     /// The network namespace of the device (`dev_net`).

@@ -10,7 +10,7 @@
 //! netevent notifier that wakes such waiters, [`wait_for_update`] the wait.
 
 use super::device::NetDevice;
-use crate::rdma::bindings;
+use crate::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::to_result,
@@ -50,10 +50,10 @@ impl Neighbour {
             bindings::rverbs_neigh_read_lock_bh(n);
             if u32::from((*n).nud_state) & bindings::NUD_VALID == 0 {
                 bindings::rverbs_neigh_read_unlock_bh(n);
-                bindings::neigh_event_send(n, core::ptr::null_mut());
+                bindings::rverbs_neigh_event_send(n, core::ptr::null_mut());
                 return Err(crate::rdma::errno::enodata());
             }
-            bindings::neigh_ha_snapshot(ha.as_mut_ptr().cast(), n, dev.as_raw());
+            bindings::rverbs_neigh_ha_snapshot(ha.as_mut_ptr().cast(), n, dev.as_raw());
             bindings::rverbs_neigh_read_unlock_bh(n);
         }
         let mut mac = [0u8; 6];
@@ -65,7 +65,7 @@ impl Neighbour {
 impl Drop for Neighbour {
     fn drop(&mut self) {
         // SAFETY: By the type invariant we own one reference.
-        unsafe { bindings::neigh_release(self.0.as_ptr()) };
+        unsafe { bindings::rverbs_neigh_release(self.0.as_ptr()) };
     }
 }
 

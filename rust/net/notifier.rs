@@ -5,7 +5,7 @@
 //! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
 
 use super::device::NetDevice;
-use crate::rdma::bindings;
+use crate::bindings;
 use core::marker::PhantomData;
 use kernel::{
     error::to_result,
@@ -89,7 +89,7 @@ impl<T: NetdevHandler> NetdevNotifier<T> {
     ) -> c_int {
         let info = ptr.cast::<bindings::netdev_notifier_info>();
         // SAFETY: The caller's promise; the info names a valid netdev.
-        let ndev = unsafe { NetDevice::from_raw(bindings::netdev_notifier_info_to_dev(info)) };
+        let ndev = unsafe { NetDevice::from_raw(bindings::rverbs_netdev_notifier_info_to_dev(info)) };
         // CAST: Netdev events are small enumerators.
         let event = match event as u32 {
             bindings::netdev_cmd_NETDEV_UNREGISTER => NetdevEvent::Unregister,

@@ -13,7 +13,7 @@ use super::{
     neighbour::Neighbour,
     IpAddr,
 };
-use crate::rdma::bindings;
+use crate::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::from_err_ptr,
@@ -113,7 +113,7 @@ impl Route {
         // SAFETY: By the type invariant the route is valid.
         let hop_limit = unsafe {
             if self.rt.is_some() {
-                bindings::ip4_dst_hoplimit(self.as_raw())
+                bindings::rverbs_ip4_dst_hoplimit(self.as_raw())
             } else {
                 bindings::ip6_dst_hoplimit(self.as_raw())
             }
@@ -139,7 +139,7 @@ impl Route {
     pub(crate) fn dev<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a NetDevice {
         // The device of a referenced route is valid while the RCU read lock is held.
         // SAFETY: The route is valid and referenced; `'a` is within the RCU guard.
-        unsafe { NetDevice::from_raw(bindings::dst_dev(self.as_raw())) }
+        unsafe { NetDevice::from_raw(bindings::rverbs_dst_dev(self.as_raw())) }
     }
 
     /// The neighbour entry of `daddr` (or of the gateway) on this route,
@@ -152,7 +152,7 @@ impl Route {
         };
         // SAFETY: The route is valid; `key` points to an address of the
         // route's family, as the lookup expects.
-        let n = unsafe { bindings::dst_neigh_lookup(self.as_raw(), key) };
+        let n = unsafe { bindings::rverbs_dst_neigh_lookup(self.as_raw(), key) };
         // SAFETY: `dst_neigh_lookup` returned null or a referenced entry,
         // whose reference the `Neighbour` takes.
         NonNull::new(n).map(|n| unsafe { Neighbour::from_raw(n) })
@@ -171,7 +171,7 @@ impl Drop for Route {
         // SAFETY: By the type invariant we own one reference.
         unsafe {
             match self.rt {
-                Some(rt) => bindings::ip_rt_put(rt.as_ptr()),
+                Some(rt) => bindings::rverbs_ip_rt_put(rt.as_ptr()),
                 None => bindings::dst_release(self.as_raw()),
             }
         }

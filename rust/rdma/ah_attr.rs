@@ -8,7 +8,7 @@ use super::{
     gid::Gid,
     gid_attr::GidAttr, //
 };
-use crate::rdma::bindings;
+use crate::bindings;
 use core::ptr::NonNull;
 use kernel::{
     sync::aref::ARef,

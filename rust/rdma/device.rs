@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
-use crate::rdma::bindings;
+use crate::bindings;
 use kernel::types::Opaque;
 
 /// An RDMA device registered with ib_core.
@@ -45,7 +45,7 @@ impl Device {
     /// Whether `port` is a port of this device (`rdma_is_port_valid`).
     pub(crate) fn is_port_valid(&self, port: u32) -> bool {
         // SAFETY: By the type invariant the device is valid.
-        unsafe { bindings::rdma_is_port_valid(self.as_raw(), port) }
+        unsafe { bindings::rverbs_rdma_is_port_valid(self.as_raw(), port) }
     }
 
     /// Whether address handles on `port` need a GRH (`rdma_is_grh_required`).
@@ -57,7 +57,7 @@ impl Device {
         }
         // SAFETY: The device is valid (type invariant) and `port` is one of
         // its ports, so `port_data[port]` exists.
-        unsafe { bindings::rdma_is_grh_required(self.as_raw(), port) }
+        unsafe { bindings::rverbs_rdma_is_grh_required(self.as_raw(), port) }
     }
 
     /// Whether the driver supports XRC domains (`ops.alloc_xrcd`).

@@ -374,7 +374,7 @@ impl Deref for NetDeviceRef {
 impl Drop for NetDeviceRef {
     fn drop(&mut self) {
         // SAFETY: We own the reference.
-        unsafe { bindings::dev_put(self.0.as_ptr()) };
+        unsafe { bindings::rverbs_dev_put(self.0.as_ptr()) };
     }
 }
 
@@ -393,7 +393,7 @@ pub(crate) fn unregister_all() {
             // registration count is 0 is being unregistered already.
             devices.iter().map(|e| e.ptr).find(|&ib| {
                 // SAFETY: In the list, so valid (see above).
-                unsafe { bindings::ib_device_try_get(ib.as_ptr()) }
+                unsafe { bindings::rverbs_ib_device_try_get(ib.as_ptr()) }
             })
         };
         match next {

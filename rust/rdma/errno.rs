@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/uapi/asm-generic/errno.h`](srctree/include/uapi/asm-generic/errno.h)
 
-use crate::rdma::bindings;
+use crate::bindings;
 use kernel::error::Error;
 
 fn errno(code: u32) -> Error {

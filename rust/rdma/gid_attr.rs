@@ -5,11 +5,13 @@
 //! C header: [`include/rdma/ib_cache.h`](srctree/include/rdma/ib_cache.h)
 
 use super::{
-    bindings,
     device::Device,
     gid::Gid, //
 };
-use crate::net::device::NetDevice;
+use crate::{
+    bindings,
+    net::device::NetDevice, //
+};
 use core::ptr::NonNull;
 use kernel::{
     error::from_err_ptr,

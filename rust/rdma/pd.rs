@@ -5,7 +5,7 @@
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
 use super::device::Device;
-use crate::rdma::bindings;
+use crate::bindings;
 use kernel::types::Opaque;
 
 /// A protection domain.

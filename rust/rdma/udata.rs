@@ -4,7 +4,7 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
-use crate::rdma::bindings;
+use crate::bindings;
 use kernel::{
     prelude::*,
     types::Opaque,

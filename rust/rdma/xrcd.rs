@@ -11,7 +11,7 @@ use super::{
         Udata, //
     },
 };
-use crate::rdma::bindings;
+use crate::bindings;
 use core::ptr::NonNull;
 use kernel::{
     error::to_result,
