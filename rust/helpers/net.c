@@ -114,24 +114,24 @@ struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
  * notifier of rverbs (rust/net/neighbour.rs) bumps and wakes.  The queue is
  * defined by a macro, and waiting on it is one too.
  */
-static DECLARE_WAIT_QUEUE_HEAD(rverbs_neigh_wq);
-static atomic_t rverbs_neigh_generation = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(neigh_wq);
+static atomic_t neigh_generation = ATOMIC_INIT(0);
 
 int rverbs_neigh_generation(void)
 {
-	return atomic_read(&rverbs_neigh_generation);
+	return atomic_read(&neigh_generation);
 }
 
 void rverbs_neigh_updated(void)
 {
-	atomic_inc(&rverbs_neigh_generation);
-	wake_up_all(&rverbs_neigh_wq);
+	atomic_inc(&neigh_generation);
+	wake_up_all(&neigh_wq);
 }
 
 long rverbs_neigh_wait(int seen, long timeout)
 {
-	return wait_event_interruptible_timeout(rverbs_neigh_wq,
-						atomic_read(&rverbs_neigh_generation) != seen,
+	return wait_event_interruptible_timeout(neigh_wq,
+						atomic_read(&neigh_generation) != seen,
 						timeout);
 }
 
@@ -175,9 +175,35 @@ bool rverbs_is_vlan_dev(const struct net_device *dev)
 	return is_vlan_dev(dev);
 }
 
+void rverbs_dev_hold(struct net_device *dev)
+{
+	dev_hold(dev);
+}
+
 void rverbs_dev_put(struct net_device *dev)
 {
 	dev_put(dev);
+}
+
+void rverbs_netdev_hold(struct net_device *dev, netdevice_tracker *tracker)
+{
+	netdev_hold(dev, tracker, GFP_KERNEL);
+}
+
+void rverbs_netdev_put(struct net_device *dev, netdevice_tracker *tracker)
+{
+	netdev_put(dev, tracker);
+}
+
+/* Stable under RTNL, which (un)registration holds while it changes it. */
+bool rverbs_netdev_is_registered(const struct net_device *dev)
+{
+	return READ_ONCE(dev->reg_state) == NETREG_REGISTERED;
+}
+
+bool rverbs_netif_is_lag(const struct net_device *dev)
+{
+	return netif_is_lag_master(dev) || netif_is_lag_port(dev);
 }
 
 struct net_device *rverbs_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info)
