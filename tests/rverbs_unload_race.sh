@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rmmod rverbs racing with everything else that unregisters rv devices:
+# ip link del of a device's netdev (rverbs' notifier queues the
+# unregistration), rdma link del, and rmmod rdma_rxe (whose
+# ib_unregister_driver takes every device of the driver id rv devices
+# share). rmmod must return only once no rverbs code runs for any device:
+# in a loop, every round must end with rverbs and rdma_rxe unloaded, no rv
+# device left, nothing hung (each step is bounded) and a clean kernel log
+# (checked here for netdev references left behind, and by the runner).
+
+. "$(dirname "$0")/lib.sh"
+
+ROUNDS=${ROUNDS:-20}
+
+cleanup() {
+	local i
+	for i in a b c d; do
+		ip link del veth_$i 2>/dev/null
+	done
+	rmmod rverbs 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+# round N - one race; prints what went wrong, if anything.
+round() {
+	local i pids=() rc=0
+	insmod "$RVERBS_KO" && modprobe rdma_rxe || { echo "round $1: cannot load"; return 1; }
+	for i in a b c d; do
+		ip link add veth_$i type veth peer name veth_${i}p && ip link set veth_$i up &&
+			ip link set veth_${i}p up || { echo "round $1: no veth_$i"; return 1; }
+	done
+	for i in a b c; do
+		rdma link add rv_$i type rverbs netdev veth_$i || { echo "round $1: no rv_$i"; return 1; }
+	done
+	rdma link add rxe_d type rxe netdev veth_d || { echo "round $1: no rxe_d"; return 1; }
+	# rv_c is left to rmmod rverbs (or rmmod rdma_rxe, whichever is first).
+	timeout 60 ip link del veth_a & pids+=($!)
+	timeout 60 rdma link del rv_b & pids+=($!)
+	timeout 60 modprobe -r rdma_rxe & pids+=($!)
+	timeout 60 rmmod rverbs & pids+=($!)
+	for i in "${pids[@]}"; do
+		wait "$i" || { echo "round $1: a step failed (pid $i)"; rc=1; }
+	done
+	if [ -d /sys/module/rverbs ] || [ -d /sys/module/rdma_rxe ]; then
+		echo "round $1: a module is still loaded"
+		rc=1
+	fi
+	if ls /sys/class/infiniband 2>/dev/null | grep -q .; then
+		echo "round $1: devices left: $(ls /sys/class/infiniband)"
+		rc=1
+	fi
+	for i in b c d; do
+		timeout 60 ip link del veth_$i || { echo "round $1: veth_$i cannot go"; rc=1; }
+	done
+	return $rc
+}
+
+ktap_print_header
+modprobe ib_uverbs || ktap_exit_fail_msg "cannot load ib_uverbs"
+ktap_set_plan 3
+
+kmsg_mark
+failed=0
+for ((r = 1; r <= ROUNDS; r++)); do
+	out=$(round $r 2>&1) || failed=$((failed + 1))
+	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+	cleanup
+done
+ktap_print_msg "$ROUNDS rounds, $failed failed"
+ksft_check "$ROUNDS rounds of rmmod rverbs against ip link del, rdma link del and rmmod rdma_rxe" \
+	test $failed = 0
+ksft_check "no netdev was left waiting for a reference" \
+	bash -c "! dmesg | sed -n '/$KMSG_MARK/,\$p' | grep -q 'unregister_netdevice: waiting for'"
+ksft_check "rverbs loads again and makes a device" \
+	bash -c "insmod '$RVERBS_KO' && ip link add veth_a type veth peer name veth_ap &&
+		rdma link add rv_a type rverbs netdev veth_a && rdma link del rv_a && rmmod rverbs"
+
+ktap_finished
