@@ -65,7 +65,7 @@ bool rverbs_dst_has_gateway(const struct dst_entry *dst)
 }
 
 struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
-					       const void *daddr)
+					  const void *daddr)
 {
 	return dst_neigh_lookup(dst, daddr);
 }
@@ -81,7 +81,7 @@ int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb)
 }
 
 void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
-				   const struct net_device *dev)
+			      const struct net_device *dev)
 {
 	neigh_ha_snapshot(dst, n, dev);
 }
@@ -98,7 +98,7 @@ void rverbs_neigh_read_unlock_bh(struct neighbour *n)
 
 /* for_each_netdev_rcu() is a macro; the caller holds the RCU read lock. */
 struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
-							const struct in6_addr *addr)
+					    const struct in6_addr *addr)
 {
 	struct net_device *dev;
 
@@ -114,24 +114,24 @@ struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
  * notifier of rverbs (rust/net/neighbour.rs) bumps and wakes.  The queue is
  * defined by a macro, and waiting on it is one too.
  */
-static DECLARE_WAIT_QUEUE_HEAD(rverbs_neigh_wq);
-static atomic_t rverbs_neigh_generation = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(neigh_wq);
+static atomic_t neigh_generation = ATOMIC_INIT(0);
 
 int rverbs_neigh_generation(void)
 {
-	return atomic_read(&rverbs_neigh_generation);
+	return atomic_read(&neigh_generation);
 }
 
 void rverbs_neigh_updated(void)
 {
-	atomic_inc(&rverbs_neigh_generation);
-	wake_up_all(&rverbs_neigh_wq);
+	atomic_inc(&neigh_generation);
+	wake_up_all(&neigh_wq);
 }
 
 long rverbs_neigh_wait(int seen, long timeout)
 {
-	return wait_event_interruptible_timeout(rverbs_neigh_wq,
-						atomic_read(&rverbs_neigh_generation) != seen,
+	return wait_event_interruptible_timeout(neigh_wq,
+						atomic_read(&neigh_generation) != seen,
 						timeout);
 }
 

@@ -10,10 +10,10 @@
 //! C header: [`include/rverbs.h`](../../include/rverbs.h)
 
 use crate::{
+    bindings,
     rdma::{
         ah::AhHandle,
         ah_attr::AhAttr,
-        bindings,
         device::Device,
         pd::Pd,
         udata::Udata,
