@@ -47,6 +47,7 @@ void rverbs_neigh_release(struct neighbour *neigh);
 int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb);
 void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
 			      const struct net_device *dev);
+u8 rverbs_neigh_nud_state(const struct neighbour *n);
 void rverbs_neigh_read_lock_bh(struct neighbour *n);
 void rverbs_neigh_read_unlock_bh(struct neighbour *n);
 struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,

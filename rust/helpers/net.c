@@ -86,6 +86,16 @@ void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
 	neigh_ha_snapshot(dst, n, dev);
 }
 
+/*
+ * nud_state read without the neighbour's lock, as the netevent callback
+ * does: it may change under us (neigh_update() writes it under the write
+ * lock), so read it once, as neigh_hh_output() and friends do.
+ */
+u8 rverbs_neigh_nud_state(const struct neighbour *n)
+{
+	return READ_ONCE(n->nud_state);
+}
+
 void rverbs_neigh_read_lock_bh(struct neighbour *n)
 {
 	read_lock_bh(&n->lock);

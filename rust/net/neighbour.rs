@@ -45,6 +45,9 @@ impl Neighbour {
         let n = self.0.as_ptr();
         // Big enough for any device's address (`MAX_ADDR_LEN`).
         let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
+        // `nud_state` is read with a plain load: `neigh_update` writes it
+        // only under the entry's write lock, and this reads it under the
+        // read lock, as `dst_fetch_ha` of ib_core does.
         // SAFETY: The entry is valid (type invariant); its lock is taken and released in pairs.
         unsafe {
             bindings::rverbs_neigh_read_lock_bh(n);
@@ -98,8 +101,11 @@ unsafe extern "C" fn neigh_update_callback(
     if event as u32 == bindings::netevent_notif_type_NETEVENT_NEIGH_UPDATE {
         let n = ptr.cast::<bindings::neighbour>();
         // For NETEVENT_NEIGH_UPDATE, `ptr` is the neighbour being updated.
-        // SAFETY: `n` is valid; `nud_state` is read as ib_core reads it.
-        if u32::from(unsafe { (*n).nud_state }) & bindings::NUD_VALID != 0 {
+        // The entry's lock is not held here and `nud_state` may change
+        // under us: it is read once, with `READ_ONCE`, by the C helper.
+        // SAFETY: `n` is a valid neighbour for the duration of the call.
+        let nud_state = unsafe { bindings::rverbs_neigh_nud_state(n) };
+        if u32::from(nud_state) & bindings::NUD_VALID != 0 {
             // SAFETY: Always safe to call.
             unsafe { bindings::rverbs_neigh_updated() };
         }
