@@ -123,6 +123,15 @@ struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
  * Neighbour updates: the wait queue and generation count that the netevent
  * notifier of rverbs (rust/net/neighbour.rs) bumps and wakes.  The queue is
  * defined by a macro, and waiting on it is one too.
+ *
+ * The wait is killable: C's rdma_addr_find_l2_eth_by_grh() waits for its
+ * request uninterruptibly (wait_for_completion()); here only a fatal signal
+ * ends the wait early, and the process dies anyway.  The kernel crate's
+ * CondVar cannot be reused for it: in 7.2 it offers uninterruptible and
+ * interruptible waits only (wait_internal(), which takes the task state,
+ * is private), waits on a condition checked under a lock guard, and needs
+ * run-time pinned initialisation, where this queue is initialised
+ * statically.
  */
 static DECLARE_WAIT_QUEUE_HEAD(neigh_wq);
 static atomic_t neigh_generation = ATOMIC_INIT(0);
@@ -138,11 +147,15 @@ void rverbs_neigh_updated(void)
 	wake_up_all(&neigh_wq);
 }
 
+/*
+ * Waits until the generation differs from @seen: > 0 (jiffies left) when
+ * it does, 0 at the timeout, -ERESTARTSYS on a fatal signal.
+ */
 long rverbs_neigh_wait(int seen, long timeout)
 {
-	return wait_event_interruptible_timeout(neigh_wq,
-						atomic_read(&neigh_generation) != seen,
-						timeout);
+	return wait_event_killable_timeout(neigh_wq,
+					   atomic_read(&neigh_generation) != seen,
+					   timeout);
 }
 
 /*

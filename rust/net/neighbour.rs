@@ -147,18 +147,26 @@ pub(crate) enum WaitResult {
     Updated,
     /// The timeout passed first.
     TimedOut,
-    /// A signal is pending.
-    Interrupted,
+    /// A fatal signal is pending: the task is being killed.
+    Killed,
 }
 
-/// Waits, interruptibly, until a neighbour becomes valid after
-/// `generation` was read, for at most `timeout` jiffies.
+/// Waits, killably, until a neighbour becomes valid after `generation` was
+/// read, for at most `timeout` jiffies.
+///
+/// Only a fatal signal ends the wait early (`TASK_KILLABLE`), which is as
+/// close as a bounded wait gets to ib_core's uninterruptible one: other
+/// signals do not turn into `EINTR` for userspace. The wait queue is in the
+/// C helper (`rverbs_neigh_wait` in `rust/helpers/net.c`), because the
+/// kernel crate's `CondVar` has no killable wait; the comment there says
+/// why in full. May sleep: process context only.
 pub(crate) fn wait_for_update(generation: i32, timeout: Jiffies) -> WaitResult {
     // CAST: Callers' timeouts are a second or so, far below `LONG_MAX`.
-    // SAFETY: Always safe to call from process context.
+    // SAFETY: Always safe to call from process context (the helper's
+    // `wait_event_killable_timeout` checks it with `might_sleep`).
     let ret = unsafe { bindings::rverbs_neigh_wait(generation, timeout as kernel::ffi::c_long) };
     match ret {
-        r if r < 0 => WaitResult::Interrupted,
+        r if r < 0 => WaitResult::Killed,
         0 => WaitResult::TimedOut,
         _ => WaitResult::Updated,
     }

@@ -18,7 +18,8 @@ use core::ptr::NonNull;
 use kernel::{
     error::to_result,
     prelude::*,
-    sync::aref::ARef, //
+    sync::aref::ARef,
+    task::might_sleep, //
 };
 
 /// An address handle, owned by whoever created it (a uverbs object, a
@@ -65,6 +66,10 @@ impl AhHandle {
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<AhHandle> {
+        // `might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE)`.
+        if sleepable {
+            might_sleep();
+        }
         let device = pd.device();
         let ops = device.ops();
         let op = match udata {
@@ -143,6 +148,10 @@ impl AhHandle {
     /// it was (ib_core's caller still owns it).
     /// `_udata` is not handed to the driver: `ops.destroy_ah` has none.
     pub(crate) fn destroy(self, flags: u32, _udata: Option<&Udata>) -> Result {
+        // `might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE)`.
+        if flags & bindings::rdma_destroy_ah_flags_RDMA_DESTROY_AH_SLEEPABLE != 0 {
+            might_sleep();
+        }
         let ah = self.0.as_ptr();
         // SAFETY: By the type invariant the AH and its device and PD are
         // valid.
