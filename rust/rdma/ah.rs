@@ -25,13 +25,17 @@ use kernel::{
 /// An address handle, owned by whoever created it (a uverbs object, a
 /// kernel ULP) until it is passed to [`AhHandle::destroy`].
 ///
-/// This type has no destructor: ib_core's caller owns the object.
+/// This type has no destructor: ib_core's caller owns the object. Dropping
+/// a handle leaks the AH (its memory, a PD use and a GID entry reference),
+/// so it is `#[must_use]`: hand it back with [`AhHandle::into_raw`] or end
+/// it with [`AhHandle::destroy`].
 ///
 /// # Invariants
 ///
 /// The pointer is a valid `struct ib_ah`, allocated with the driver's
 /// `size_ib_ah` by kzalloc, with valid `device` and `pd`, that holds one
 /// `pd->usecnt` and, when `sgid_attr` is set, one reference to it.
+#[must_use = "an AhHandle has no destructor: pass it on with `into_raw` or end it with `destroy`"]
 pub(crate) struct AhHandle(NonNull<bindings::ib_ah>);
 
 impl AhHandle {
