@@ -54,12 +54,12 @@ struct Rverbs {
     // rest.
     sw: Option<sw::link::SoftRoce>,
     _debugfs: Pin<KBox<debugfs::Root>>,
-    _neigh_updates: net::neighbour::Updates,
+    _neigh_updates: Pin<KBox<net::neighbour::NeighUpdates>>,
 }
 
 impl kernel::Module for Rverbs {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let neigh_updates = net::neighbour::Updates::register()?;
+        let neigh_updates = KBox::pin_init(net::neighbour::NeighUpdates::register(), GFP_KERNEL)?;
         let debugfs = KBox::pin_init(debugfs::Root::new(), GFP_KERNEL)?;
         debugfs.publish();
         rdma::driver::init();

@@ -6,8 +6,9 @@
 //!
 //! A RoCE destination MAC comes from the neighbour entry of the next hop.
 //! When the entry is valid it is read at once; otherwise resolution (ARP,
-//! ND) is started and the caller waits for an update: [`Updates`] is the
-//! netevent notifier that wakes such waiters, [`wait_for_update`] the wait.
+//! ND) is started and the caller waits for an update: [`NeighUpdates`] is
+//! the registration of the netevent notifier that wakes such waiters,
+//! [`wait_for_update`] the wait.
 
 use super::device::NetDevice;
 use crate::bindings;
@@ -72,19 +73,6 @@ impl Drop for Neighbour {
     }
 }
 
-/// The notifier block of [`Updates`].
-struct NotifierBlock(Opaque<bindings::notifier_block>);
-
-// SAFETY: The block is only handed to the netevent notifier chain, which
-// serialises its use; Rust never reads or writes it.
-unsafe impl Sync for NotifierBlock {}
-
-static NOTIFIER: NotifierBlock = NotifierBlock(Opaque::new(bindings::notifier_block {
-    notifier_call: Some(neigh_update_callback),
-    next: core::ptr::null_mut(),
-    priority: 0,
-}));
-
 /// Netevent callback: a neighbour entry became valid, wake the waiters
 /// (what `netevent_callback` of ib_core's addr.c does for its requests).
 ///
@@ -106,7 +94,8 @@ unsafe extern "C" fn neigh_update_callback(
         // SAFETY: `n` is a valid neighbour for the duration of the call.
         let nud_state = unsafe { bindings::rverbs_neigh_nud_state(n) };
         if u32::from(nud_state) & bindings::NUD_VALID != 0 {
-            // SAFETY: Always safe to call.
+            // SAFETY: Always safe to call, in any context: it bumps an
+            // atomic counter and wakes a statically initialised queue.
             unsafe { bindings::rverbs_neigh_updated() };
         }
     }
@@ -114,22 +103,66 @@ unsafe extern "C" fn neigh_update_callback(
     bindings::NOTIFY_DONE as kernel::ffi::c_int
 }
 
-/// The registration of the neighbour update notifier; unregisters on drop.
-pub(crate) struct Updates(());
+/// The registration of the neighbour update notifier (a netevent
+/// notifier); unregistered on drop.
+///
+/// Only the notifier block is in this object. The waiters' wait queue and
+/// generation count stay global, in `rust/helpers/net.c`: waiters run under
+/// the C ABI entry points (`rverbs_create_user_ah`), which have no context
+/// through which they could reach a registration object, and the queue is
+/// initialised statically (`DECLARE_WAIT_QUEUE_HEAD`), with no run-time set
+/// up that would need an owner. With no registration the generation simply
+/// never moves and waiters wake at their timeouts.
+///
+/// # Invariants
+///
+/// `nb` is registered with the netevent notifier chain for as long as this
+/// object exists.
+#[pin_data(PinnedDrop)]
+pub(crate) struct NeighUpdates {
+    /// The notifier block, on the netevent chain.
+    #[pin]
+    nb: Opaque<bindings::notifier_block>,
+}
 
-impl Updates {
-    /// Registers the netevent notifier (once per module).
-    pub(crate) fn register() -> Result<Self> {
-        // SAFETY: `NOTIFIER` is static: it outlives the registration, which `Drop` ends.
-        to_result(unsafe { bindings::register_netevent_notifier(NOTIFIER.0.get()) })?;
-        Ok(Self(()))
+// SAFETY: `unregister_netevent_notifier` may be called from any thread, not
+// only the one that registered the block.
+unsafe impl Send for NeighUpdates {}
+// SAFETY: `&self` gives no access to the block: only the notifier chain
+// uses it.
+unsafe impl Sync for NeighUpdates {}
+
+impl NeighUpdates {
+    /// Registers the netevent notifier that wakes [`wait_for_update`]'s
+    /// waiters; the block is written in place and registered there.
+    pub(crate) fn register() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            nb <- Opaque::try_ffi_init(|slot: *mut bindings::notifier_block| {
+                // SAFETY: The initialiser may write to `slot`, which is
+                // valid for writes.
+                unsafe {
+                    slot.write(bindings::notifier_block {
+                        notifier_call: Some(neigh_update_callback),
+                        next: core::ptr::null_mut(),
+                        priority: 0,
+                    })
+                };
+                // SAFETY: The block was just written. It is pinned, and
+                // `PinnedDrop` unregisters it before its memory goes.
+                // INVARIANT: On success the block is registered.
+                to_result(unsafe { bindings::register_netevent_notifier(slot) })
+            }),
+        })
     }
 }
 
-impl Drop for Updates {
-    fn drop(&mut self) {
-        // SAFETY: Registered in `register`.
-        unsafe { bindings::unregister_netevent_notifier(NOTIFIER.0.get()) };
+#[pinned_drop]
+impl PinnedDrop for NeighUpdates {
+    fn drop(self: Pin<&mut Self>) {
+        // The chain is an atomic notifier chain: unregistering waits for an
+        // RCU grace period, so no callback still runs on the block after it.
+        // SAFETY: By the type invariant the block is registered.
+        unsafe { bindings::unregister_netevent_notifier(self.nb.get()) };
     }
 }
 
