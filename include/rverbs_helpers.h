@@ -10,6 +10,7 @@
 #define _RVERBS_HELPERS_H
 
 #include <linux/types.h>
+#include <net/net_trackers.h>
 
 struct dst_entry;
 struct ib_ah;
@@ -65,5 +66,10 @@ bool rverbs_is_vlan_dev(const struct net_device *dev);
 void rverbs_dev_put(struct net_device *dev);
 struct net_device *
 rverbs_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info);
+void rverbs_dev_hold(struct net_device *dev);
+void rverbs_netdev_hold(struct net_device *dev, netdevice_tracker *tracker);
+void rverbs_netdev_put(struct net_device *dev, netdevice_tracker *tracker);
+bool rverbs_netdev_is_registered(const struct net_device *dev);
+bool rverbs_netif_is_lag(const struct net_device *dev);
 
 #endif /* _RVERBS_HELPERS_H */

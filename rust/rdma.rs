@@ -18,7 +18,6 @@ pub(crate) mod errno;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod link;
-pub(crate) mod ops;
 pub(crate) mod pd;
 pub(crate) mod udata;
 pub(crate) mod xrcd;

@@ -48,36 +48,37 @@ module! {
     },
 }
 
-/// The loaded module: owns everything that lives as long as it does.
+/// The loaded module: owns everything that lives as long as it does,
+/// initialised in place (its parts hold locks and registrations).
+#[pin_data(PinnedDrop)]
 struct Rverbs {
-    // Dropped first (in `drop`): removes the rv devices, which use the
-    // rest.
-    sw: Option<sw::link::SoftRoce>,
-    _debugfs: Pin<KBox<debugfs::Root>>,
-    _neigh_updates: Pin<KBox<net::neighbour::NeighUpdates>>,
+    // Dropped first: removes the rv devices, which use the rest.
+    #[pin]
+    sw: sw::link::SoftRoce,
+    #[pin]
+    _debugfs: debugfs::Root,
+    #[pin]
+    _neigh_updates: net::neighbour::NeighUpdates,
 }
 
-impl kernel::Module for Rverbs {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
-        let neigh_updates = KBox::pin_init(net::neighbour::NeighUpdates::register(), GFP_KERNEL)?;
-        let debugfs = KBox::pin_init(debugfs::Root::new(), GFP_KERNEL)?;
-        debugfs.publish();
-        rdma::driver::init();
-        rdma::link::init();
-        let sw = sw::link::SoftRoce::register()?;
-        pr_info!("rverbs {} loaded\n", VERSION);
-        Ok(Rverbs {
-            sw: Some(sw),
-            _debugfs: debugfs,
-            _neigh_updates: neigh_updates,
+impl kernel::InPlaceModule for Rverbs {
+    fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        let dir = kernel::debugfs::Dir::new(c"rverbs");
+        try_pin_init!(Self {
+            _neigh_updates <- net::neighbour::NeighUpdates::register(),
+            _debugfs <- debugfs::Root::new(dir.clone()),
+            sw <- sw::link::SoftRoce::new(dir),
+        }? Error)
+        .pin_chain(|_| {
+            pr_info!("rverbs {} loaded\n", VERSION);
+            Ok(())
         })
     }
 }
 
-impl Drop for Rverbs {
-    fn drop(&mut self) {
-        drop(self.sw.take());
-        self._debugfs.unpublish();
-        pr_info!("rverbs {} unloaded\n", VERSION);
+#[pinned_drop]
+impl PinnedDrop for Rverbs {
+    fn drop(self: Pin<&mut Self>) {
+        pr_info!("rverbs {} unloading\n", VERSION);
     }
 }

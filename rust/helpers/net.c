@@ -198,9 +198,35 @@ bool rverbs_is_vlan_dev(const struct net_device *dev)
 	return is_vlan_dev(dev);
 }
 
+void rverbs_dev_hold(struct net_device *dev)
+{
+	dev_hold(dev);
+}
+
 void rverbs_dev_put(struct net_device *dev)
 {
 	dev_put(dev);
+}
+
+void rverbs_netdev_hold(struct net_device *dev, netdevice_tracker *tracker)
+{
+	netdev_hold(dev, tracker, GFP_KERNEL);
+}
+
+void rverbs_netdev_put(struct net_device *dev, netdevice_tracker *tracker)
+{
+	netdev_put(dev, tracker);
+}
+
+/* Stable under RTNL, which (un)registration holds while it changes it. */
+bool rverbs_netdev_is_registered(const struct net_device *dev)
+{
+	return READ_ONCE(dev->reg_state) == NETREG_REGISTERED;
+}
+
+bool rverbs_netif_is_lag(const struct net_device *dev)
+{
+	return netif_is_lag_master(dev) || netif_is_lag_port(dev);
 }
 
 struct net_device *rverbs_netdev_notifier_info_to_dev(const struct netdev_notifier_info *info)

@@ -5,19 +5,137 @@
 //! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
 
 use crate::bindings;
+use core::{
+    ops::Deref,
+    ptr::NonNull, //
+};
 use kernel::{
-    sync::rcu,
-    types::Opaque, //
+    sync::{
+        aref::{
+            ARef,
+            AlwaysRefCounted, //
+        },
+        rcu,
+    },
+    types::Opaque,
 };
 
-/// A network device, borrowed for an RCU read-side critical section.
+/// A network device.
 ///
 /// # Invariants
 ///
 /// The wrapped `struct net_device` is valid for as long as a reference to
-/// it exists (references are only handed out bound to an RCU guard).
+/// it exists: references are handed out bound to an RCU guard, to a held
+/// reference count ([`ARef`], [`TrackedNetDevice`]) or to a caller that
+/// holds one (a netdev notifier, ib_core's `newlink`).
 #[repr(transparent)]
 pub(crate) struct NetDevice(Opaque<bindings::net_device>);
+
+// SAFETY: A net device may be used from any thread; what `&NetDevice`
+// reads, it reads with the C helpers' own synchronisation (`READ_ONCE`,
+// fields fixed while the device is registered).
+unsafe impl Send for NetDevice {}
+// SAFETY: See `Send`.
+unsafe impl Sync for NetDevice {}
+
+// SAFETY: `dev_hold` and `dev_put` keep a net device's reference count and
+// may be called from any context on a valid device.
+unsafe impl AlwaysRefCounted for NetDevice {
+    fn inc_ref(&self) {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_dev_hold(self.as_raw()) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The caller gives up a reference count it owned.
+        unsafe { bindings::rverbs_dev_put(obj.as_ptr().cast()) };
+    }
+}
+
+/// A long-lived reference to a net device, counted with a tracker
+/// (`netdev_hold`/`netdev_put`), so that a kernel built with
+/// `CONFIG_NET_DEV_REFCNT_TRACKER` names its holder when the device cannot
+/// go away.
+///
+/// # Invariants
+///
+/// `dev` is a valid net device on which this object holds one reference,
+/// taken with `tracker`.
+pub(crate) struct TrackedNetDevice {
+    dev: NonNull<bindings::net_device>,
+    tracker: Opaque<bindings::netdevice_tracker>,
+}
+
+// SAFETY: The reference may be dropped from any thread (`netdev_put`); the
+// tracker is only touched by `new` and `drop`.
+unsafe impl Send for TrackedNetDevice {}
+// SAFETY: `&TrackedNetDevice` only gives `&NetDevice`, which is `Sync`.
+unsafe impl Sync for TrackedNetDevice {}
+
+// The tracker may move between `netdev_hold` and `netdev_put`: it is a
+// pointer to what `ref_tracker_alloc` allocated (or nothing, without
+// `CONFIG_NET_DEV_REFCNT_TRACKER`); nothing keeps the slot's address.
+impl Unpin for TrackedNetDevice {}
+
+impl TrackedNetDevice {
+    /// Takes a tracked reference to `dev`. May sleep (the tracker is
+    /// allocated with `GFP_KERNEL`).
+    pub(crate) fn new(dev: &NetDevice) -> Self {
+        let this = Self {
+            dev: NonNull::from(dev).cast(),
+            tracker: Opaque::uninit(),
+        };
+        // SAFETY: `dev` is valid; `netdev_hold` initialises the tracker.
+        unsafe { bindings::rverbs_netdev_hold(dev.as_raw(), this.tracker.get()) };
+        // INVARIANT: The reference was taken above with `tracker`.
+        this
+    }
+
+    /// A plain counted reference to the same device (`dev_hold`), for
+    /// callers that give it to C (which drops it with `dev_put`).
+    pub(crate) fn to_aref(&self) -> ARef<NetDevice> {
+        ARef::from(&**self)
+    }
+}
+
+impl Deref for TrackedNetDevice {
+    type Target = NetDevice;
+
+    fn deref(&self) -> &NetDevice {
+        // SAFETY: The held reference keeps the device valid while `self`
+        // is borrowed.
+        unsafe { NetDevice::from_raw(self.dev.as_ptr()) }
+    }
+}
+
+impl Drop for TrackedNetDevice {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant we own one reference, taken with
+        // this tracker.
+        unsafe { bindings::rverbs_netdev_put(self.dev.as_ptr(), self.tracker.get()) };
+    }
+}
+
+/// The RTNL lock (`rtnl_lock`), held until the guard is dropped. Netdev
+/// registration and unregistration, and their notifiers, run under it.
+pub(crate) struct Rtnl(());
+
+impl Rtnl {
+    /// Takes the RTNL lock. Sleeps.
+    pub(crate) fn lock() -> Self {
+        // SAFETY: Always safe to call from process context; released in
+        // `drop`.
+        unsafe { bindings::rtnl_lock() };
+        Self(())
+    }
+}
+
+impl Drop for Rtnl {
+    fn drop(&mut self) {
+        // SAFETY: Taken in `lock`.
+        unsafe { bindings::rtnl_unlock() };
+    }
+}
 
 impl NetDevice {
     /// Returns the device behind a raw pointer.
@@ -77,6 +195,21 @@ impl NetDevice {
     pub(crate) fn is_active(&self) -> bool {
         // SAFETY: By the type invariant the device is valid.
         unsafe { bindings::rverbs_netdev_is_active(self.as_raw()) }
+    }
+
+    /// Whether the device is registered and not being unregistered
+    /// (`reg_state == NETREG_REGISTERED`). Only stable under [`Rtnl`]:
+    /// unregistration changes it, and sends `NETDEV_UNREGISTER`, under it.
+    pub(crate) fn is_registered(&self, _rtnl: &Rtnl) -> bool {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_netdev_is_registered(self.as_raw()) }
+    }
+
+    /// Whether the device is a bonding master or port (`netif_is_lag_*`),
+    /// whose link events ib_core leaves to drivers that support bonding.
+    pub(crate) fn is_lag(&self) -> bool {
+        // SAFETY: By the type invariant the device is valid.
+        unsafe { bindings::rverbs_netif_is_lag(self.as_raw()) }
     }
 
     /// Whether the device is a VLAN device (`is_vlan_dev`).

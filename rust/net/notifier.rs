@@ -6,7 +6,6 @@
 
 use super::device::NetDevice;
 use crate::bindings;
-use core::marker::PhantomData;
 use kernel::{
     error::to_result,
     ffi::{
@@ -37,58 +36,77 @@ pub(crate) enum NetdevEvent {
 }
 
 /// Receives netdev events.
-pub(crate) trait NetdevHandler: 'static {
-    /// Called for every event on every netdev, under RTNL.
-    fn event(event: NetdevEvent, ndev: &NetDevice);
+pub(crate) trait NetdevHandler: Send + Sync + 'static {
+    /// Called for every event on every netdev, under RTNL, from the moment
+    /// the notifier is registered (which replays the registration events
+    /// of existing netdevs) until it is dropped.
+    fn event(&self, event: NetdevEvent, ndev: &NetDevice);
 }
 
-/// The registration of a netdev notifier; unregistered on drop.
+/// A netdev notifier with its handler; registered while it exists.
 ///
 /// # Invariants
 ///
-/// `nb` is registered for the lifetime of this object.
+/// `nb` is registered with the netdev notifier chain from the end of
+/// [`NetdevNotifier::register`] until `drop`, and `handler` is initialised
+/// before it is registered.
+#[pin_data(PinnedDrop)]
 pub(crate) struct NetdevNotifier<T: NetdevHandler> {
-    nb: Pin<KBox<Opaque<bindings::notifier_block>>>,
-    _t: PhantomData<T>,
+    // Initialised first: the chain may call the handler during
+    // registration.
+    handler: T,
+    #[pin]
+    nb: Opaque<bindings::notifier_block>,
 }
 
-// SAFETY: The block is only used by the notifier chain, under its lock.
+// SAFETY: The block is only used by the notifier chain, under RTNL; the
+// handler is `Send`.
 unsafe impl<T: NetdevHandler> Send for NetdevNotifier<T> {}
-// SAFETY: As above: `&self` gives no access to it.
+// SAFETY: `&self` gives access to the handler only, which is `Sync`.
 unsafe impl<T: NetdevHandler> Sync for NetdevNotifier<T> {}
 
 impl<T: NetdevHandler> NetdevNotifier<T> {
-    /// Registers handler `T`. A higher `priority` runs before a lower one
-    /// for the same event (other modules' notifiers have 0).
-    pub(crate) fn register(priority: i32) -> Result<Self> {
-        let nb = KBox::pin(
-            Opaque::new(bindings::notifier_block {
-                notifier_call: Some(Self::call),
-                next: core::ptr::null_mut(),
-                priority,
+    /// Registers `handler`. A higher `priority` runs before a lower one for
+    /// the same event (other modules' notifiers have 0).
+    pub(crate) fn register(handler: T, priority: i32) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            handler,
+            nb <- Opaque::try_ffi_init(move |slot: *mut bindings::notifier_block| {
+                // SAFETY: `slot` is valid for writes and pinned: it is the
+                // `nb` field of the object being initialised, whose handler
+                // is already written.
+                unsafe {
+                    slot.write(bindings::notifier_block {
+                        notifier_call: Some(Self::call),
+                        next: core::ptr::null_mut(),
+                        priority,
+                    });
+                    // INVARIANT: Registered here, unregistered in `drop`;
+                    // on failure the object is not made, and nothing is
+                    // registered.
+                    to_result(bindings::register_netdevice_notifier(slot))
+                }
             }),
-            GFP_KERNEL,
-        )?;
-        // SAFETY: `nb` is pinned and lives until `drop` unregisters it.
-        to_result(unsafe { bindings::register_netdevice_notifier(nb.get()) })?;
-        // INVARIANT: Registered above.
-        Ok(Self {
-            nb,
-            _t: PhantomData,
-        })
+        }? Error)
     }
 
     /// # Safety
     ///
-    /// Called by the netdev notifier chain: `ptr` is a valid
-    /// `struct netdev_notifier_info`.
+    /// Called by the netdev notifier chain for a registered block: `nb` is
+    /// the `nb` field of a live `NetdevNotifier<T>`, and `ptr` a valid
+    /// `struct netdev_notifier_info` naming a valid netdev.
     unsafe extern "C" fn call(
-        _nb: *mut bindings::notifier_block,
+        nb: *mut bindings::notifier_block,
         event: c_ulong,
         ptr: *mut c_void,
     ) -> c_int {
+        // SAFETY: `nb` is the `nb` field of a `NetdevNotifier<T>` (only
+        // `register` hands this function to the chain), live while
+        // registered; `Opaque` is transparent over the block.
+        let this = unsafe { &*kernel::container_of!(nb.cast::<Opaque<bindings::notifier_block>>(), Self, nb) };
         let info = ptr.cast::<bindings::netdev_notifier_info>();
-        // SAFETY: The caller's promise; the info names a valid netdev.
+        // SAFETY: The chain passes a valid info that names a netdev valid
+        // for the call.
         let ndev = unsafe { NetDevice::from_raw(bindings::rverbs_netdev_notifier_info_to_dev(info)) };
         // CAST: Netdev events are small enumerators.
         let event = match event as u32 {
@@ -99,15 +117,17 @@ impl<T: NetdevHandler> NetdevNotifier<T> {
             bindings::netdev_cmd_NETDEV_CHANGEMTU => NetdevEvent::ChangeMtu,
             _ => NetdevEvent::Other,
         };
-        T::event(event, ndev);
+        this.handler.event(event, ndev);
         // CAST: NOTIFY_DONE is 0.
         bindings::NOTIFY_DONE as c_int
     }
 }
 
-impl<T: NetdevHandler> Drop for NetdevNotifier<T> {
-    fn drop(&mut self) {
-        // SAFETY: Registered (type invariant).
+#[pinned_drop]
+impl<T: NetdevHandler> PinnedDrop for NetdevNotifier<T> {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: Registered (type invariant); unregistering waits for
+        // running calls (the chain is walked under RTNL, which this takes).
         unsafe { bindings::unregister_netdevice_notifier(self.nb.get()) };
     }
 }

@@ -4,26 +4,41 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
-use crate::bindings;
-use kernel::types::Opaque;
+use crate::{
+    bindings,
+    net::device::NetDevice, //
+};
+use kernel::{
+    error::to_result,
+    prelude::*,
+    types::Opaque, //
+};
 
-/// An RDMA device registered with ib_core.
+/// An RDMA device.
 ///
 /// # Invariants
 ///
-/// The wrapped `struct ib_device` is valid and registered for as long as a
-/// reference to it exists: ib_core does not unregister a device while one
-/// of its objects (PD, AH, XRCD) is being created or destroyed.
+/// The wrapped `struct ib_device` is valid (allocated by `_ib_alloc_device`
+/// and not freed) for as long as a reference to it exists. Its port data
+/// exists once ib_core has set the device up for registration; the methods
+/// that need it check.
 #[repr(transparent)]
 pub(crate) struct Device(Opaque<bindings::ib_device>);
+
+// SAFETY: ib_core's device may be used from any thread: its state is
+// protected by ib_core's own locks, and the methods below only call ib_core
+// or read fields that are fixed once the device is registered.
+unsafe impl Send for Device {}
+// SAFETY: See `Send`.
+unsafe impl Sync for Device {}
 
 impl Device {
     /// Returns the device behind a raw pointer.
     ///
     /// # Safety
     ///
-    /// - `ptr` points to a valid `struct ib_device`,
-    /// - that stays registered for the lifetime `'a`.
+    /// `ptr` points to a valid `struct ib_device` that stays valid for the
+    /// lifetime `'a`.
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ib_device) -> &'a Self {
         // SAFETY: `Device` is transparent over `ib_device`; validity and
         // lifetime are the caller's promise.
@@ -36,10 +51,20 @@ impl Device {
     }
 
     /// The driver's operations.
+    ///
+    /// They are set by `ib_set_device_ops` before registration and do not
+    /// change while the device is registered, which is when the verbs core
+    /// uses them.
     pub(super) fn ops(&self) -> &bindings::ib_device_ops {
-        // SAFETY: By the type invariant the device is valid; `ops` is set
-        // once by `ib_set_device_ops` before registration and never changes.
+        // SAFETY: By the type invariant the device is valid; see above for
+        // why nobody writes the table while the reference lives.
         unsafe { &(*self.as_raw()).ops }
+    }
+
+    fn has_port_data(&self) -> bool {
+        // SAFETY: By the type invariant the device is valid; the pointer is
+        // set once, when ib_core sets the device up, and read as C does.
+        !unsafe { (*self.as_raw()).port_data }.is_null()
     }
 
     /// Whether `port` is a port of this device (`rdma_is_port_valid`).
@@ -49,19 +74,61 @@ impl Device {
     }
 
     /// Whether address handles on `port` need a GRH (`rdma_is_grh_required`).
-    ///
-    /// `port` must be valid ([`Device::is_port_valid`]).
+    /// False for an invalid port.
     pub(crate) fn is_grh_required(&self, port: u32) -> bool {
-        if !self.is_port_valid(port) {
+        if !self.is_port_valid(port) || !self.has_port_data() {
             return false;
         }
         // SAFETY: The device is valid (type invariant) and `port` is one of
-        // its ports, so `port_data[port]` exists.
+        // its ports, whose `port_data[port]` exists (checked above).
         unsafe { bindings::rverbs_rdma_is_grh_required(self.as_raw(), port) }
     }
 
     /// Whether the driver supports XRC domains (`ops.alloc_xrcd`).
     pub(crate) fn has_alloc_xrcd(&self) -> bool {
         self.ops().alloc_xrcd.is_some()
+    }
+
+    /// Ethernet speed and width of `port` for `query_port`
+    /// (`ib_get_eth_speed`): `(speed, width)`.
+    pub(crate) fn eth_speed(&self, port: u32) -> Result<(u16, u8)> {
+        let (mut speed, mut width) = (0u16, 0u8);
+        // SAFETY: The device is valid; the function finds the netdev with
+        // `ib_device_get_netdev` (which checks `port`) and fails without
+        // one; the outputs are valid for writes.
+        to_result(unsafe {
+            bindings::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width)
+        })?;
+        Ok((speed, width))
+    }
+
+    /// Sends `PORT_ACTIVE` or `PORT_ERR` to the device's event handlers if
+    /// the state of the port on `ndev` changed since the last event
+    /// (`ib_dispatch_port_state_event`), as ib_core does for devices in its
+    /// netdev table. For drivers that keep their netdev themselves
+    /// ([`crate::rdma::driver::Driver::get_netdev`]).
+    pub(crate) fn dispatch_port_state_event(&self, ndev: &NetDevice) {
+        if !self.has_port_data() {
+            return;
+        }
+        // SAFETY: The device is valid with its port data; the function
+        // finds the port through `ops.get_netdev` and does nothing if none
+        // has `ndev`.
+        unsafe { bindings::ib_dispatch_port_state_event(self.as_raw(), ndev.as_raw()) };
+    }
+
+    /// Whether a registered device of driver `driver_id` is bound to `ndev`
+    /// in ib_core's netdev table (`ib_device_get_by_netdev`): soft-RoCE's
+    /// devices are, and soft-RoCE refuses a second device on a netdev so.
+    pub(crate) fn exists_on_netdev(ndev: &NetDevice, driver_id: u32) -> bool {
+        // SAFETY: `ndev` is valid; the function takes a registration
+        // reference on what it returns, given back at once.
+        let ib = unsafe { bindings::ib_device_get_by_netdev(ndev.as_raw(), driver_id) };
+        if ib.is_null() {
+            return false;
+        }
+        // SAFETY: The reference taken above.
+        unsafe { bindings::ib_device_put(ib) };
+        true
     }
 }

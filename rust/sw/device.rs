@@ -3,38 +3,52 @@
 //! The rv0 driver: its operations and the data of a device.
 
 use super::ah::AhTable;
-use crate::rdma::{
-    ah_attr::{
-        AddressVector,
-        AhAttr, //
+use crate::{
+    net::device::{
+        NetDevice,
+        TrackedNetDevice, //
     },
-    driver::DriverDevice,
-    ops::{
-        self,
-        DeviceAttrs,
-        Driver,
-        LinkLayer,
-        Mtu,
-        PhysState,
-        PortAttrs,
-        PortImmutable,
-        PortState, //
+    rdma::{
+        ah_attr::{
+            AddressVector,
+            AhAttr, //
+        },
+        driver::{
+            attrs::{
+                self,
+                DeviceAttrs,
+                LinkLayer,
+                Mtu,
+                PhysState,
+                PortAttrs,
+                PortImmutable,
+                PortState, //
+            },
+            Driver,
+            DriverDevice,
+        },
+        udata::Udata,
     },
-    udata::Udata,
 };
 use kernel::{
     debugfs::{
         Dir,
-        File, //
+        File,
+        Writer, //
     },
     new_mutex,
+    new_spinlock,
     prelude::*,
+    str::CStr,
     sync::{
+        aref::ARef,
         atomic::{
             Atomic,
             Relaxed, //
         },
-        Arc, Mutex,
+        Arc,
+        Mutex,
+        SpinLock, //
     },
 };
 
@@ -73,13 +87,19 @@ pub(crate) struct Limits {
 
 impl Limits {
     /// The limits the module was loaded with (`max_pd`, `max_ah`,
-    /// `max_xrcd`).
-    pub(crate) fn from_params() -> Self {
-        Self {
+    /// `max_xrcd`): each from 1 to `i32::MAX` (ib_core reports them as
+    /// `int`), else `EINVAL`.
+    pub(crate) fn from_params() -> Result<Self> {
+        let limits = Self {
             max_pd: *crate::module_parameters::max_pd.value(),
             max_ah: *crate::module_parameters::max_ah.value(),
             max_xrcd: *crate::module_parameters::max_xrcd.value(),
+        };
+        let valid = |n: u32| n >= 1 && i32::try_from(n).is_ok();
+        if !(valid(limits.max_pd) && valid(limits.max_ah) && valid(limits.max_xrcd)) {
+            return Err(EINVAL);
         }
+        Ok(limits)
     }
 }
 
@@ -121,7 +141,10 @@ impl Counter {
     }
 }
 
-/// The `resources` debugfs file: limits and live objects.
+/// What a device counts: its limits, its live objects and its address
+/// handles. Shared with the device's debugfs files, which own what they
+/// print (`kernel::debugfs::File`), so that they may outlive the device's
+/// data by a moment.
 pub(crate) struct Resources {
     ucontexts: Counter,
     pds: Counter,
@@ -130,8 +153,21 @@ pub(crate) struct Resources {
     max_ah: u32,
 }
 
-impl core::fmt::Debug for Resources {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl Resources {
+    fn new(limits: Limits) -> Result<Self> {
+        Ok(Self {
+            ucontexts: Counter::new(u32::MAX),
+            pds: Counter::new(limits.max_pd),
+            xrcds: Counter::new(limits.max_xrcd),
+            ahs: AhTable::new(limits.max_ah)?,
+            max_ah: limits.max_ah,
+        })
+    }
+}
+
+/// The text of the `resources` debugfs file: limits and live objects.
+impl Writer for Resources {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         writeln!(f, "ucontext {}", self.ucontexts.live())?;
         writeln!(f, "pd {} max {}", self.pds.live(), self.pds.max)?;
         writeln!(f, "ah {} max {}", self.ahs.live(), self.max_ah)?;
@@ -139,48 +175,37 @@ impl core::fmt::Debug for Resources {
     }
 }
 
+/// What a debugfs file of a device prints: a part of the device's data,
+/// shared with it.
+struct Shared<T>(Arc<T>);
+
+impl<T: Writer> Writer for Shared<T> {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.write(f)
+    }
+}
+
 /// The debugfs directory of a device, `/sys/kernel/debug/rverbs/<dev>/`.
 struct Debugfs {
-    _ah: Pin<KBox<File<Arc<AhTable>>>>,
-    _resources: Pin<KBox<File<Arc<Resources>>>>,
+    _ah: Pin<KBox<File<Shared<AhTable>>>>,
+    _resources: Pin<KBox<File<Shared<Resources>>>>,
     // Dropped after the files: a directory goes when its last child has.
     _dir: Dir,
 }
 
-/// Where a device's [`Debugfs`] lives: made only once ib_core accepted the
-/// device's name (a name already taken must not clash in debugfs first),
-/// by whoever registered it, which may outlive the device by a moment.
-#[pin_data]
-pub(crate) struct DebugfsSlot {
-    #[pin]
-    inner: Mutex<Option<Debugfs>>,
-}
-
-impl DebugfsSlot {
-    /// Creates `/sys/kernel/debug/rverbs/<name>/` with the device's files,
-    /// if the device has none yet. Without debugfs, nothing.
-    pub(crate) fn fill(&self, name: &CStr, res: &Arc<Resources>) -> Result {
-        let mut slot = self.inner.lock();
-        if slot.is_some() {
-            return Ok(());
-        }
-        let dir = crate::debugfs::subdir(name).ok_or(ENODEV)?;
-        let ah = KBox::pin_init(dir.read_only_file(c"ah", res.ahs.clone()), GFP_KERNEL)?;
-        let resources = KBox::pin_init(dir.read_only_file(c"resources", res.clone()), GFP_KERNEL)?;
-        *slot = Some(Debugfs {
-            _ah: ah,
-            _resources: resources,
-            _dir: dir,
-        });
-        Ok(())
-    }
-}
-
 /// The data of a device.
+#[pin_data]
 pub(crate) struct SwDevice {
     node_guid: [u8; 8],
+    /// The netdev of the port, until it unregisters (ib_core asks for it
+    /// with `get_netdev`).
+    #[pin]
+    netdev: SpinLock<Option<TrackedNetDevice>>,
     res: Arc<Resources>,
-    debugfs: Arc<DebugfsSlot>,
+    /// Made once ib_core accepted the device's name (a name already taken
+    /// must not clash in debugfs first).
+    #[pin]
+    debugfs: Mutex<Option<Debugfs>>,
 }
 
 /// The node GUID of a MAC address: its modified EUI-64
@@ -199,41 +224,61 @@ fn eui64(mac: [u8; 6]) -> [u8; 8] {
 }
 
 impl SwDevice {
-    /// The data of a new device on a netdev with `mac` (its debugfs
-    /// directory comes with [`SwDevice::debugfs`] once it is registered).
-    pub(crate) fn new(mac: [u8; 6], limits: Limits) -> Result<Self> {
-        let ahs = AhTable::new(limits.max_ah)?;
-        let res = Arc::new(
-            Resources {
-                ucontexts: Counter::new(u32::MAX),
-                pds: Counter::new(limits.max_pd),
-                xrcds: Counter::new(limits.max_xrcd),
-                ahs,
-                max_ah: limits.max_ah,
-            },
-            GFP_KERNEL,
-        )?;
-        let debugfs = Arc::pin_init(
-            pin_init!(DebugfsSlot {
-                inner <- new_mutex!(None),
-            }),
-            GFP_KERNEL,
-        )?;
-        Ok(Self {
-            node_guid: eui64(mac),
-            res,
-            debugfs,
-        })
-    }
-
-    /// The debugfs slot and what goes into it, for after registration.
-    pub(crate) fn debugfs(&self) -> (Arc<DebugfsSlot>, Arc<Resources>) {
-        (self.debugfs.clone(), self.res.clone())
+    /// The data of a new device bound to `ndev`, whose reference it keeps
+    /// until [`SwDevice::detach_netdev`] or the end.
+    pub(crate) fn new(ndev: &NetDevice, limits: Limits) -> impl PinInit<Self, Error> + '_ {
+        try_pin_init!(Self {
+            node_guid: eui64(ndev.mac()),
+            netdev <- new_spinlock!(Some(TrackedNetDevice::new(ndev))),
+            res: Arc::new(Resources::new(limits)?, GFP_KERNEL)?,
+            debugfs <- new_mutex!(None),
+        }? Error)
     }
 
     /// The node GUID (network byte order).
     pub(crate) fn node_guid(&self) -> [u8; 8] {
         self.node_guid
+    }
+
+    /// The netdev, with a reference for the caller, until it is detached.
+    pub(crate) fn netdev(&self) -> Option<ARef<NetDevice>> {
+        self.netdev.lock().as_ref().map(TrackedNetDevice::to_aref)
+    }
+
+    /// Whether the device is bound to `ndev`.
+    pub(crate) fn is_bound_to(&self, ndev: &NetDevice) -> bool {
+        self.netdev
+            .lock()
+            .as_ref()
+            .is_some_and(|own| core::ptr::eq::<NetDevice>(&**own, ndev))
+    }
+
+    /// Lets go of the netdev (it is unregistering); the port is down from
+    /// then on, and ib_core finds no netdev for it.
+    pub(crate) fn detach_netdev(&self) {
+        let old = self.netdev.lock().take();
+        // The reference is dropped outside the lock.
+        drop(old);
+    }
+
+    /// Creates `<dir>/<name>/` with the device's files, if the device has
+    /// none yet.
+    pub(crate) fn fill_debugfs(&self, dir: &Dir, name: &CStr) -> Result {
+        let mut slot = self.debugfs.lock();
+        if slot.is_some() {
+            return Ok(());
+        }
+        let dir = dir.subdir(name);
+        let ah = dir.read_only_file(c"ah", Shared(self.res.ahs.clone()));
+        let ah = KBox::pin_init(ah, GFP_KERNEL)?;
+        let resources = dir.read_only_file(c"resources", Shared(self.res.clone()));
+        let resources = KBox::pin_init(resources, GFP_KERNEL)?;
+        *slot = Some(Debugfs {
+            _ah: ah,
+            _resources: resources,
+            _dir: dir,
+        });
+        Ok(())
     }
 }
 
@@ -289,17 +334,17 @@ impl Driver for Rv {
             max_msg_sz: MAX_MSG_SIZE,
             // No QPs, so no communication manager (`IB_PORT_CM_SUP`).
             port_cap_flags: 0,
-            active_speed: ops::SPEED_SDR,
-            active_width: ops::WIDTH_1X,
+            active_speed: attrs::SPEED_SDR,
+            active_width: attrs::WIDTH_1X,
         };
         // Without a netdev (it unregistered; the device goes away next)
         // the port is down.
-        let Some(ndev) = dev.netdev(port) else {
+        let Some(ndev) = dev.netdev() else {
             return Ok(attrs);
         };
         // A netdev on its way out has no link settings any more: keep the
         // defaults then, the port is about to go.
-        if let Ok((speed, width)) = dev.eth_speed(port) {
+        if let Ok((speed, width)) = dev.device().eth_speed(port) {
             (attrs.active_speed, attrs.active_width) = (speed, width);
         }
         if ndev.is_active() {
@@ -320,7 +365,7 @@ impl Driver for Rv {
         Ok(PortImmutable {
             pkey_tbl_len: 1,
             gid_tbl_len: GID_TABLE_LEN,
-            core_cap_flags: ops::PORT_ROCE_V1_V2_NO_MAD,
+            core_cap_flags: attrs::PORT_ROCE_V1_V2_NO_MAD,
             // No MAD agents without QP1 (ib_core insists on 0 then).
             max_mad_size: 0,
         })
@@ -337,9 +382,18 @@ impl Driver for Rv {
         LinkLayer::Ethernet
     }
 
-    fn alloc_ucontext(dev: &DriverDevice<Self>, _udata: &Udata) -> Result<SwObject> {
-        dev.res.ucontexts.get()?;
-        Ok(SwObject)
+    fn get_netdev(dev: &DriverDevice<Self>, port: u32) -> Option<ARef<NetDevice>> {
+        match port {
+            PORT => dev.netdev(),
+            _ => None,
+        }
+    }
+
+    fn alloc_ucontext(
+        dev: &DriverDevice<Self>,
+        _udata: &Udata,
+    ) -> impl PinInit<SwObject, Error> {
+        dev.res.ucontexts.get().map(|()| SwObject)
     }
 
     fn dealloc_ucontext(dev: &DriverDevice<Self>, _uctx: &SwObject) {
@@ -351,9 +405,8 @@ impl Driver for Rv {
         // revoke. uverbs destroys the context's objects itself.
     }
 
-    fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> Result<SwObject> {
-        dev.res.pds.get()?;
-        Ok(SwObject)
+    fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> impl PinInit<SwObject, Error> {
+        dev.res.pds.get().map(|()| SwObject)
     }
 
     fn dealloc_pd(dev: &DriverDevice<Self>, _pd: &SwObject, _udata: Option<&Udata>) -> Result {
@@ -366,25 +419,8 @@ impl Driver for Rv {
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&Udata>,
-    ) -> Result<SwAh> {
-        // RoCE needs a GRH with a source GID entry (ib_core checked both
-        // for its callers; soft-RoCE checks again).
-        if !attr.has_grh() || attr.sgid_attr().is_none() {
-            return Err(EINVAL);
-        }
-        let av: AddressVector = attr.address_vector();
-        let num = dev.res.ahs.insert(av, sleepable)?;
-        if let Some(udata) = udata {
-            // `struct rxe_create_ah_resp { __u32 ah_num; __u32 reserved; }`:
-            // an older provider passes no room for it (and gets no number).
-            if udata.outlen() >= 8 {
-                if let Err(e) = udata.write_out(&num.to_ne_bytes()) {
-                    dev.res.ahs.remove(num);
-                    return Err(e);
-                }
-            }
-        }
-        Ok(SwAh { num })
+    ) -> impl PinInit<SwAh, Error> {
+        create_ah(dev, attr, sleepable, udata)
     }
 
     fn query_ah(dev: &DriverDevice<Self>, ah: &SwAh, attr: &mut AhAttr) -> Result {
@@ -406,13 +442,42 @@ impl Driver for Rv {
         Ok(())
     }
 
-    fn alloc_xrcd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> Result<SwObject> {
-        dev.res.xrcds.get()?;
-        Ok(SwObject)
+    fn alloc_xrcd(
+        dev: &DriverDevice<Self>,
+        _udata: Option<&Udata>,
+    ) -> impl PinInit<SwObject, Error> {
+        dev.res.xrcds.get().map(|()| SwObject)
     }
 
     fn dealloc_xrcd(dev: &DriverDevice<Self>, _xrcd: &SwObject, _udata: Option<&Udata>) -> Result {
         dev.res.xrcds.put();
         Ok(())
     }
+}
+
+/// `create_ah` of rv0: a number in the device's table, told to userspace.
+fn create_ah(
+    dev: &DriverDevice<Rv>,
+    attr: &AhAttr,
+    sleepable: bool,
+    udata: Option<&Udata>,
+) -> Result<SwAh> {
+    // RoCE needs a GRH with a source GID entry (ib_core checked both
+    // for its callers; soft-RoCE checks again).
+    if !attr.has_grh() || attr.sgid_attr().is_none() {
+        return Err(EINVAL);
+    }
+    let av: AddressVector = attr.address_vector();
+    let num = dev.res.ahs.insert(av, sleepable)?;
+    if let Some(udata) = udata {
+        // `struct rxe_create_ah_resp { __u32 ah_num; __u32 reserved; }`:
+        // an older provider passes no room for it (and gets no number).
+        if udata.outlen() >= 8 {
+            if let Err(e) = udata.write_out(&num.to_ne_bytes()) {
+                dev.res.ahs.remove(num);
+                return Err(e);
+            }
+        }
+    }
+    Ok(SwAh { num })
 }

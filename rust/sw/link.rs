@@ -10,7 +10,10 @@ use super::device::{
 };
 use crate::{
     net::{
-        device::NetDevice,
+        device::{
+            NetDevice,
+            Rtnl, //
+        },
         notifier::{
             NetdevEvent,
             NetdevHandler,
@@ -18,100 +21,182 @@ use crate::{
         },
     },
     rdma::{
+        device::Device,
         driver::{
-            self,
+            DeviceGet,
             DeviceInfo,
-            DriverDevice, //
+            DriverDevice,
+            Registry, //
         },
         link::{
             LinkRegistration,
+            LinkSlot,
             LinkType, //
         },
     },
 };
-use kernel::prelude::*;
+use kernel::{
+    debugfs::Dir,
+    new_mutex,
+    prelude::*,
+    str::CStr,
+    sync::{
+        Arc,
+        Mutex, //
+    },
+};
 
 /// Priority of the netdev notifier: above the default 0 of other modules,
-/// so that the device lets go of an unregistering netdev before anyone
-/// else looks it up by that netdev (see [`NetdevHandler::event`] below).
+/// so that a device lets go of an unregistering netdev before other
+/// notifiers wait for it.
 const NOTIFIER_PRIORITY: i32 = 1;
 
-impl LinkType for Rv {
+/// The rv devices of the module.
+type Devices = Registry<Rv>;
+
+/// The `rverbs` link type while it is registered.
+#[pin_data]
+pub(crate) struct SwLink {
+    devices: Arc<Devices>,
+    /// `/sys/kernel/debug/rverbs/`, where each device gets a directory.
+    debugfs: Dir,
+    /// Serialises `newlink`, so that checking a netdev for a device and
+    /// registering one on it go together (ib_core does not serialise).
+    #[pin]
+    newlink: Mutex<()>,
+}
+
+static LINK: LinkSlot<SwLink> = LinkSlot::new();
+
+impl LinkType for SwLink {
     const TYPE: &'static CStr = c"rverbs";
 
-    fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
+    fn slot() -> &'static LinkSlot<Self> {
+        &LINK
+    }
+
+    fn newlink(&self, name: &CStr, ndev: &NetDevice) -> Result {
+        let _serialised = self.newlink.lock();
         // As soft-RoCE: on the real device, not on a VLAN of it (the VLAN's
         // addresses appear in the real device's GID table).
         if ndev.is_vlan() {
             return Err(EPERM);
         }
-        // One device of this driver id per netdev: soft-RoCE refuses a
-        // second one the same way.
-        if DriverDevice::<Rv>::driver_id_on_netdev(ndev) {
+        // One device per netdev, counting soft-RoCE's (which refuses a
+        // second one the same way; it cannot see rv devices, see
+        // Documentation/rv0.rst).
+        if self.devices.find(|dev| dev.is_bound_to(ndev)).is_some()
+            || Device::exists_on_netdev(ndev, crate::rdma::RDMA_DRIVER_RXE)
+        {
             return Err(EEXIST);
         }
-        let data = SwDevice::new(ndev.mac(), Limits::from_params())?;
-        let (debugfs, res) = data.debugfs();
+        let limits = Limits::from_params()?;
+        let new = DriverDevice::<Rv>::alloc(&crate::THIS_MODULE, SwDevice::new(ndev, limits))?;
         let info = DeviceInfo {
             node_desc: c"rverbs",
-            node_guid: data.node_guid(),
+            node_guid: new.node_guid(),
             phys_port_cnt: 1,
         };
-        DriverDevice::<Rv>::alloc(&crate::THIS_MODULE, data)?.register(name, &info, ndev)?;
-        // Registered under `name`. Should the device already be gone,
-        // the directory goes with the last reference to `debugfs`.
-        if let Err(e) = debugfs.fill(name, &res) {
+        let dev = self.devices.register(new, name, &info)?;
+        // The netdev may have unregistered between ib_core's lookup and the
+        // registration, before our notifier could know the device: its
+        // `NETDEV_UNREGISTER` is then gone, and the device would keep the
+        // netdev forever. Unregistration runs under RTNL: look once more.
+        {
+            let rtnl = Rtnl::lock();
+            if !ndev.is_registered(&rtnl) {
+                dev.detach_netdev();
+                dev.unregister_queued();
+                return Err(ENODEV);
+            }
+        }
+        if let Err(e) = dev.fill_debugfs(&self.debugfs, name) {
             pr_warn!("{}: no debugfs directory ({:?})\n", name, e);
         }
         Ok(())
     }
 }
 
-impl NetdevHandler for Rv {
-    fn event(event: NetdevEvent, ndev: &NetDevice) {
-        // Port state events (`PORT_ACTIVE`, `PORT_ERR`) are ib_core's own:
-        // its netdev notifier dispatches them for every device bound to a
-        // netdev (`ib_dispatch_port_state_event`). Port state and MTU are
-        // read from the netdev when queried. What is left is the end.
-        if event != NetdevEvent::Unregister {
-            return;
-        }
-        let Some(dev) = DriverDevice::<Rv>::get_by_netdev(ndev) else {
-            return;
-        };
-        // ib_core's contract: forget the netdev now, then go away.
-        // Forgetting it first also hides the device from other modules'
-        // notifiers that look devices up by netdev and driver id
-        // (soft-RoCE's), which run after this one.
-        dev.detach_netdev(1);
-        dev.unregister_queued();
+/// The netdev events of rv devices.
+struct Events {
+    devices: Arc<Devices>,
+}
+
+impl Events {
+    fn device_on(&self, ndev: &NetDevice) -> Option<DeviceGet<Rv>> {
+        self.devices.find(|dev| dev.is_bound_to(ndev))
     }
 }
 
-/// The software RoCE driver while the module is loaded: the link type and
-/// the netdev notifier. Dropping it removes every rv device.
+impl NetdevHandler for Events {
+    fn event(&self, event: NetdevEvent, ndev: &NetDevice) {
+        match event {
+            // ib_core sends these for devices in its netdev table; rv
+            // devices keep their netdev themselves, so they send their own,
+            // in the same cases (`handle_port_event` of device.c), once per
+            // change of the port's state.
+            NetdevEvent::Up | NetdevEvent::Down | NetdevEvent::Change => {
+                if ndev.is_lag() {
+                    return;
+                }
+                if let Some(dev) = self.device_on(ndev) {
+                    dev.device().dispatch_port_state_event(ndev);
+                }
+            }
+            // ib_core's contract: let go of the netdev now, then go away.
+            NetdevEvent::Unregister => {
+                if let Some(dev) = self.device_on(ndev) {
+                    dev.detach_netdev();
+                    dev.unregister_queued();
+                }
+            }
+            // The MTU is read from the netdev when the port is queried.
+            NetdevEvent::ChangeMtu | NetdevEvent::Other => {}
+        }
+    }
+}
+
+/// Unregisters every rv device when dropped.
+struct UnregisterAll(Arc<Devices>);
+
+impl Drop for UnregisterAll {
+    fn drop(&mut self) {
+        self.0.unregister_all();
+    }
+}
+
+/// The software RoCE driver while the module is loaded: the link type, the
+/// devices and their netdev notifier. Dropping it removes every rv device,
+/// and returns once none of their code runs any more.
+#[pin_data]
 pub(crate) struct SoftRoce {
-    link: Option<LinkRegistration<Rv>>,
-    notifier: Option<NetdevNotifier<Rv>>,
+    // Dropped in this order: no new devices, then none left, then no more
+    // netdev events.
+    #[pin]
+    link: LinkRegistration<SwLink>,
+    devices: UnregisterAll,
+    #[pin]
+    events: NetdevNotifier<Events>,
 }
 
 impl SoftRoce {
-    /// Registers the link type.
-    pub(crate) fn register() -> Result<Self> {
-        let notifier = NetdevNotifier::register(NOTIFIER_PRIORITY)?;
-        let link = LinkRegistration::register()?;
-        Ok(Self {
-            link: Some(link),
-            notifier: Some(notifier),
+    /// Registers the link type, with device directories in `debugfs`.
+    pub(crate) fn new(debugfs: Dir) -> impl PinInit<Self, Error> {
+        pin_init::pin_init_scope(move || {
+            let devices = Arc::pin_init(Devices::new(), GFP_KERNEL)?;
+            let events = Events {
+                devices: devices.clone(),
+            };
+            let link_devices = devices.clone();
+            Ok(try_pin_init!(Self {
+                events <- NetdevNotifier::register(events, NOTIFIER_PRIORITY),
+                link <- LinkRegistration::register(try_pin_init!(SwLink {
+                    devices: link_devices,
+                    debugfs,
+                    newlink <- new_mutex!(()),
+                }? Error)),
+                devices: UnregisterAll(devices),
+            }? Error))
         })
-    }
-}
-
-impl Drop for SoftRoce {
-    fn drop(&mut self) {
-        // No new devices, then none left, then no more netdev events.
-        drop(self.link.take());
-        driver::unregister_all();
-        drop(self.notifier.take());
     }
 }

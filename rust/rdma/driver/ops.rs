@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The operations of an RDMA driver: the [`Driver`] trait.
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+
+use super::{
+    attrs::{
+        DeviceAttrs,
+        LinkLayer,
+        PortAttrs,
+        PortImmutable, //
+    },
+    device::DriverDevice,
+};
+use crate::{
+    net::device::NetDevice,
+    rdma::{
+        ah_attr::AhAttr,
+        udata::Udata, //
+    },
+};
+use kernel::{
+    error::VTABLE_DEFAULT_ERROR,
+    prelude::*,
+    sync::aref::ARef, //
+};
+
+/// An RDMA driver: the operations of its devices.
+///
+/// The associated types are the driver's data of each object, stored after
+/// ib_core's struct in the same allocation and initialised in place (so
+/// they may embed `Mutex`, `SpinLock` or `CondVar`). Operations get the
+/// device ([`DriverDevice`]), which dereferences to [`Driver::Device`].
+///
+/// Required methods are the operations ib_core requires of every device;
+/// an optional one that is not implemented is `NULL` in the operations
+/// table, so ib_core and uverbs see exactly what the driver supports.
+/// Destructors are optional even when their constructor is implemented:
+/// by default they do nothing, and the data is dropped after them.
+#[vtable]
+pub(crate) trait Driver: Sized + Send + Sync + 'static {
+    /// Data of a device.
+    type Device: Send + Sync;
+    /// Data of a user context (one per open of the uverbs device).
+    type Ucontext: Send + Sync;
+    /// Data of a protection domain.
+    type Pd: Send + Sync;
+    /// Data of an address handle.
+    type Ah: Send + Sync;
+    /// Data of an XRC domain.
+    type Xrcd: Send + Sync;
+
+    /// `rdma_driver_id` reported to userspace (selects the provider).
+    const DRIVER_ID: u32;
+    /// uverbs ABI version of the provider.
+    const UVERBS_ABI_VER: u32;
+
+    /// Device attributes (`query_device`).
+    fn query_device(dev: &DriverDevice<Self>) -> Result<DeviceAttrs>;
+
+    /// Port attributes (`query_port`); `port` is valid.
+    fn query_port(dev: &DriverDevice<Self>, port: u32) -> Result<PortAttrs>;
+
+    /// Port immutable data (`get_port_immutable`), once at registration.
+    fn get_port_immutable(dev: &DriverDevice<Self>, port: u32) -> Result<PortImmutable>;
+
+    /// The netdev of a RoCE port (`get_netdev`), with a reference for the
+    /// caller; `None` once it is gone. ib_core asks for it whenever it
+    /// needs it (GID management, port queries, `ib_device_get_netdev`).
+    ///
+    /// A driver that implements this keeps its netdev itself: it is not in
+    /// ib_core's netdev table (`ib_device_set_netdev`), so drivers that look
+    /// devices up by netdev and driver id (`ib_device_get_by_netdev`, as
+    /// soft-RoCE does) cannot find its devices, and it dispatches its port
+    /// events itself ([`crate::rdma::device::Device::dispatch_port_state_event`]).
+    fn get_netdev(_dev: &DriverDevice<Self>, _port: u32) -> Option<ARef<NetDevice>> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// A P_Key table entry (`query_pkey`).
+    fn query_pkey(_dev: &DriverDevice<Self>, _port: u32, _index: u16) -> Result<u16> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// The link layer of a port (`get_link_layer`).
+    fn get_link_layer(_dev: &DriverDevice<Self>, _port: u32) -> LinkLayer {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sets up a user context (`alloc_ucontext`).
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn alloc_ucontext(
+        _dev: &DriverDevice<Self>,
+        _udata: &Udata,
+    ) -> impl PinInit<Self::Ucontext, Error> {
+        Err::<Self::Ucontext, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Releases a user context (`dealloc_ucontext`); the data is dropped
+    /// afterwards.
+    fn dealloc_ucontext(_dev: &DriverDevice<Self>, _uctx: &Self::Ucontext) {}
+
+    /// The device goes away while the context is open: revoke what the
+    /// user can still reach directly (mappings). Implementing it lets
+    /// ib_core unregister the device with contexts open
+    /// (`disassociate_ucontext`).
+    fn disassociate_ucontext(_dev: &DriverDevice<Self>, _uctx: &Self::Ucontext) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sets up a protection domain (`alloc_pd`).
+    fn alloc_pd(dev: &DriverDevice<Self>, udata: Option<&Udata>) -> impl PinInit<Self::Pd, Error>;
+
+    /// Releases a protection domain (`dealloc_pd`). On success the data is
+    /// dropped; on error the PD stays.
+    fn dealloc_pd(_dev: &DriverDevice<Self>, _pd: &Self::Pd, _udata: Option<&Udata>) -> Result {
+        Ok(())
+    }
+
+    /// Sets up an address handle (`create_ah`, and `create_user_ah` with
+    /// `udata`). `sleepable` is false in atomic context.
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn create_ah(
+        _dev: &DriverDevice<Self>,
+        _attr: &AhAttr,
+        _sleepable: bool,
+        _udata: Option<&Udata>,
+    ) -> impl PinInit<Self::Ah, Error> {
+        Err::<Self::Ah, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Fills `attr` (zeroed, without a GID entry) from an address handle
+    /// (`query_ah`).
+    fn query_ah(_dev: &DriverDevice<Self>, _ah: &Self::Ah, _attr: &mut AhAttr) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Changes an address handle (`modify_ah`).
+    fn modify_ah(_dev: &DriverDevice<Self>, _ah: &Self::Ah, _attr: &AhAttr) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Releases an address handle (`destroy_ah`). On success the data is
+    /// dropped; on error the AH stays.
+    fn destroy_ah(_dev: &DriverDevice<Self>, _ah: &Self::Ah, _flags: u32) -> Result {
+        Ok(())
+    }
+
+    /// Sets up an XRC domain (`alloc_xrcd`).
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn alloc_xrcd(
+        _dev: &DriverDevice<Self>,
+        _udata: Option<&Udata>,
+    ) -> impl PinInit<Self::Xrcd, Error> {
+        Err::<Self::Xrcd, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Releases an XRC domain (`dealloc_xrcd`). On success the data is
+    /// dropped; on error the XRCD stays.
+    fn dealloc_xrcd(
+        _dev: &DriverDevice<Self>,
+        _xrcd: &Self::Xrcd,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        Ok(())
+    }
+}
