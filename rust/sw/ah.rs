@@ -192,14 +192,6 @@ impl AhTable {
         Some(batch)
     }
 
-    /// The dump that `/sys/kernel/debug/rverbs/<dev>/ah` prints.
-    // Unused until `device.rs` makes the file from it (see the `Debug`
-    // impl below); the expectation then fails, to be removed with that impl.
-    #[expect(dead_code)]
-    pub(crate) fn dump(self: &Arc<Self>) -> AhDump {
-        AhDump(self.clone())
-    }
-
     /// The lines of the dump, without the final newline: a header, then
     /// one line per live AH, by number. Each batch is read consistently;
     /// AHs made or destroyed meanwhile may or may not show.
@@ -243,29 +235,14 @@ impl AhTable {
     }
 }
 
-/// The debugfs file of an [`AhTable`] (`/sys/kernel/debug/rverbs/<dev>/ah`):
-/// the header line `# ah_num type port sgid_index dgid dmac hop_limit
-/// flow_label traffic_class sl`, then one line per live AH, by number.
-// Constructed only by `AhTable::dump`: see there.
-#[expect(dead_code)]
-pub(crate) struct AhDump(Arc<AhTable>);
-
-impl Writer for AhDump {
+/// The text of the debugfs file of the table
+/// (`/sys/kernel/debug/rverbs/<dev>/ah`): the header line `# ah_num type
+/// port sgid_index dgid dmac hop_limit flow_label traffic_class sl`, then
+/// one line per live AH, by number.
+impl Writer for AhTable {
     fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.write_lines(f)?;
+        self.write_lines(f)?;
         writeln!(f)
-    }
-}
-
-/// The same text as [`AhDump`], for `File<Arc<AhTable>>` in `device.rs`,
-/// which makes the table a debugfs file through the `Debug` blanket impl
-/// of [`Writer`] (that impl adds the final newline). To go once that file
-/// is a `File<AhDump>` (`dir.read_only_file(c"ah", res.ahs.dump())`):
-/// `impl Writer for AhTable` cannot coexist with this impl, and
-/// `Arc<AhTable>` is a `Writer` only through `Debug`.
-impl fmt::Debug for AhTable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.write_lines(f)
     }
 }
 
