@@ -57,14 +57,15 @@ struct Rverbs {
     sw: sw::link::SoftRoce,
     #[pin]
     _debugfs: debugfs::Root,
-    _neigh_updates: net::neighbour::Updates,
+    #[pin]
+    _neigh_updates: net::neighbour::NeighUpdates,
 }
 
 impl kernel::InPlaceModule for Rverbs {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let dir = kernel::debugfs::Dir::new(c"rverbs");
         try_pin_init!(Self {
-            _neigh_updates: net::neighbour::Updates::register()?,
+            _neigh_updates <- net::neighbour::NeighUpdates::register(),
             _debugfs <- debugfs::Root::new(dir.clone()),
             sw <- sw::link::SoftRoce::new(dir),
         }? Error)

@@ -65,7 +65,7 @@ bool rverbs_dst_has_gateway(const struct dst_entry *dst)
 }
 
 struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
-					       const void *daddr)
+					  const void *daddr)
 {
 	return dst_neigh_lookup(dst, daddr);
 }
@@ -81,9 +81,19 @@ int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb)
 }
 
 void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
-				   const struct net_device *dev)
+			      const struct net_device *dev)
 {
 	neigh_ha_snapshot(dst, n, dev);
+}
+
+/*
+ * nud_state read without the neighbour's lock, as the netevent callback
+ * does: it may change under us (neigh_update() writes it under the write
+ * lock), so read it once, as neigh_hh_output() and friends do.
+ */
+u8 rverbs_neigh_nud_state(const struct neighbour *n)
+{
+	return READ_ONCE(n->nud_state);
 }
 
 void rverbs_neigh_read_lock_bh(struct neighbour *n)
@@ -98,7 +108,7 @@ void rverbs_neigh_read_unlock_bh(struct neighbour *n)
 
 /* for_each_netdev_rcu() is a macro; the caller holds the RCU read lock. */
 struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
-							const struct in6_addr *addr)
+					    const struct in6_addr *addr)
 {
 	struct net_device *dev;
 
@@ -113,6 +123,15 @@ struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
  * Neighbour updates: the wait queue and generation count that the netevent
  * notifier of rverbs (rust/net/neighbour.rs) bumps and wakes.  The queue is
  * defined by a macro, and waiting on it is one too.
+ *
+ * The wait is killable: C's rdma_addr_find_l2_eth_by_grh() waits for its
+ * request uninterruptibly (wait_for_completion()); here only a fatal signal
+ * ends the wait early, and the process dies anyway.  The kernel crate's
+ * CondVar cannot be reused for it: in 7.2 it offers uninterruptible and
+ * interruptible waits only (wait_internal(), which takes the task state,
+ * is private), waits on a condition checked under a lock guard, and needs
+ * run-time pinned initialisation, where this queue is initialised
+ * statically.
  */
 static DECLARE_WAIT_QUEUE_HEAD(neigh_wq);
 static atomic_t neigh_generation = ATOMIC_INIT(0);
@@ -128,11 +147,15 @@ void rverbs_neigh_updated(void)
 	wake_up_all(&neigh_wq);
 }
 
+/*
+ * Waits until the generation differs from @seen: > 0 (jiffies left) when
+ * it does, 0 at the timeout, -ERESTARTSYS on a fatal signal.
+ */
 long rverbs_neigh_wait(int seen, long timeout)
 {
-	return wait_event_interruptible_timeout(neigh_wq,
-						atomic_read(&neigh_generation) != seen,
-						timeout);
+	return wait_event_killable_timeout(neigh_wq,
+					   atomic_read(&neigh_generation) != seen,
+					   timeout);
 }
 
 /*

@@ -6,8 +6,9 @@
 //!
 //! A RoCE destination MAC comes from the neighbour entry of the next hop.
 //! When the entry is valid it is read at once; otherwise resolution (ARP,
-//! ND) is started and the caller waits for an update: [`Updates`] is the
-//! netevent notifier that wakes such waiters, [`wait_for_update`] the wait.
+//! ND) is started and the caller waits for an update: [`NeighUpdates`] is
+//! the registration of the netevent notifier that wakes such waiters,
+//! [`wait_for_update`] the wait.
 
 use super::device::NetDevice;
 use crate::bindings;
@@ -45,6 +46,9 @@ impl Neighbour {
         let n = self.0.as_ptr();
         // Big enough for any device's address (`MAX_ADDR_LEN`).
         let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
+        // `nud_state` is read with a plain load: `neigh_update` writes it
+        // only under the entry's write lock, and this reads it under the
+        // read lock, as `dst_fetch_ha` of ib_core does.
         // SAFETY: The entry is valid (type invariant); its lock is taken and released in pairs.
         unsafe {
             bindings::rverbs_neigh_read_lock_bh(n);
@@ -69,19 +73,6 @@ impl Drop for Neighbour {
     }
 }
 
-/// The notifier block of [`Updates`].
-struct NotifierBlock(Opaque<bindings::notifier_block>);
-
-// SAFETY: The block is only handed to the netevent notifier chain, which
-// serialises its use; Rust never reads or writes it.
-unsafe impl Sync for NotifierBlock {}
-
-static NOTIFIER: NotifierBlock = NotifierBlock(Opaque::new(bindings::notifier_block {
-    notifier_call: Some(neigh_update_callback),
-    next: core::ptr::null_mut(),
-    priority: 0,
-}));
-
 /// Netevent callback: a neighbour entry became valid, wake the waiters
 /// (what `netevent_callback` of ib_core's addr.c does for its requests).
 ///
@@ -98,9 +89,13 @@ unsafe extern "C" fn neigh_update_callback(
     if event as u32 == bindings::netevent_notif_type_NETEVENT_NEIGH_UPDATE {
         let n = ptr.cast::<bindings::neighbour>();
         // For NETEVENT_NEIGH_UPDATE, `ptr` is the neighbour being updated.
-        // SAFETY: `n` is valid; `nud_state` is read as ib_core reads it.
-        if u32::from(unsafe { (*n).nud_state }) & bindings::NUD_VALID != 0 {
-            // SAFETY: Always safe to call.
+        // The entry's lock is not held here and `nud_state` may change
+        // under us: it is read once, with `READ_ONCE`, by the C helper.
+        // SAFETY: `n` is a valid neighbour for the duration of the call.
+        let nud_state = unsafe { bindings::rverbs_neigh_nud_state(n) };
+        if u32::from(nud_state) & bindings::NUD_VALID != 0 {
+            // SAFETY: Always safe to call, in any context: it bumps an
+            // atomic counter and wakes a statically initialised queue.
             unsafe { bindings::rverbs_neigh_updated() };
         }
     }
@@ -108,22 +103,66 @@ unsafe extern "C" fn neigh_update_callback(
     bindings::NOTIFY_DONE as kernel::ffi::c_int
 }
 
-/// The registration of the neighbour update notifier; unregisters on drop.
-pub(crate) struct Updates(());
+/// The registration of the neighbour update notifier (a netevent
+/// notifier); unregistered on drop.
+///
+/// Only the notifier block is in this object. The waiters' wait queue and
+/// generation count stay global, in `rust/helpers/net.c`: waiters run under
+/// the C ABI entry points (`rverbs_create_user_ah`), which have no context
+/// through which they could reach a registration object, and the queue is
+/// initialised statically (`DECLARE_WAIT_QUEUE_HEAD`), with no run-time set
+/// up that would need an owner. With no registration the generation simply
+/// never moves and waiters wake at their timeouts.
+///
+/// # Invariants
+///
+/// `nb` is registered with the netevent notifier chain for as long as this
+/// object exists.
+#[pin_data(PinnedDrop)]
+pub(crate) struct NeighUpdates {
+    /// The notifier block, on the netevent chain.
+    #[pin]
+    nb: Opaque<bindings::notifier_block>,
+}
 
-impl Updates {
-    /// Registers the netevent notifier (once per module).
-    pub(crate) fn register() -> Result<Self> {
-        // SAFETY: `NOTIFIER` is static: it outlives the registration, which `Drop` ends.
-        to_result(unsafe { bindings::register_netevent_notifier(NOTIFIER.0.get()) })?;
-        Ok(Self(()))
+// SAFETY: `unregister_netevent_notifier` may be called from any thread, not
+// only the one that registered the block.
+unsafe impl Send for NeighUpdates {}
+// SAFETY: `&self` gives no access to the block: only the notifier chain
+// uses it.
+unsafe impl Sync for NeighUpdates {}
+
+impl NeighUpdates {
+    /// Registers the netevent notifier that wakes [`wait_for_update`]'s
+    /// waiters; the block is written in place and registered there.
+    pub(crate) fn register() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            nb <- Opaque::try_ffi_init(|slot: *mut bindings::notifier_block| {
+                // SAFETY: The initialiser may write to `slot`, which is
+                // valid for writes.
+                unsafe {
+                    slot.write(bindings::notifier_block {
+                        notifier_call: Some(neigh_update_callback),
+                        next: core::ptr::null_mut(),
+                        priority: 0,
+                    })
+                };
+                // SAFETY: The block was just written. It is pinned, and
+                // `PinnedDrop` unregisters it before its memory goes.
+                // INVARIANT: On success the block is registered.
+                to_result(unsafe { bindings::register_netevent_notifier(slot) })
+            }),
+        })
     }
 }
 
-impl Drop for Updates {
-    fn drop(&mut self) {
-        // SAFETY: Registered in `register`.
-        unsafe { bindings::unregister_netevent_notifier(NOTIFIER.0.get()) };
+#[pinned_drop]
+impl PinnedDrop for NeighUpdates {
+    fn drop(self: Pin<&mut Self>) {
+        // The chain is an atomic notifier chain: unregistering waits for an
+        // RCU grace period, so no callback still runs on the block after it.
+        // SAFETY: By the type invariant the block is registered.
+        unsafe { bindings::unregister_netevent_notifier(self.nb.get()) };
     }
 }
 
@@ -141,18 +180,26 @@ pub(crate) enum WaitResult {
     Updated,
     /// The timeout passed first.
     TimedOut,
-    /// A signal is pending.
-    Interrupted,
+    /// A fatal signal is pending: the task is being killed.
+    Killed,
 }
 
-/// Waits, interruptibly, until a neighbour becomes valid after
-/// `generation` was read, for at most `timeout` jiffies.
+/// Waits, killably, until a neighbour becomes valid after `generation` was
+/// read, for at most `timeout` jiffies.
+///
+/// Only a fatal signal ends the wait early (`TASK_KILLABLE`), which is as
+/// close as a bounded wait gets to ib_core's uninterruptible one: other
+/// signals do not turn into `EINTR` for userspace. The wait queue is in the
+/// C helper (`rverbs_neigh_wait` in `rust/helpers/net.c`), because the
+/// kernel crate's `CondVar` has no killable wait; the comment there says
+/// why in full. May sleep: process context only.
 pub(crate) fn wait_for_update(generation: i32, timeout: Jiffies) -> WaitResult {
     // CAST: Callers' timeouts are a second or so, far below `LONG_MAX`.
-    // SAFETY: Always safe to call from process context.
+    // SAFETY: Always safe to call from process context (the helper's
+    // `wait_event_killable_timeout` checks it with `might_sleep`).
     let ret = unsafe { bindings::rverbs_neigh_wait(generation, timeout as kernel::ffi::c_long) };
     match ret {
-        r if r < 0 => WaitResult::Interrupted,
+        r if r < 0 => WaitResult::Killed,
         0 => WaitResult::TimedOut,
         _ => WaitResult::Updated,
     }

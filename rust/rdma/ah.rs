@@ -18,19 +18,24 @@ use core::ptr::NonNull;
 use kernel::{
     error::to_result,
     prelude::*,
-    sync::aref::ARef, //
+    sync::aref::ARef,
+    task::might_sleep, //
 };
 
 /// An address handle, owned by whoever created it (a uverbs object, a
 /// kernel ULP) until it is passed to [`AhHandle::destroy`].
 ///
-/// This type has no destructor: ib_core's caller owns the object.
+/// This type has no destructor: ib_core's caller owns the object. Dropping
+/// a handle leaks the AH (its memory, a PD use and a GID entry reference),
+/// so it is `#[must_use]`: hand it back with [`AhHandle::into_raw`] or end
+/// it with [`AhHandle::destroy`].
 ///
 /// # Invariants
 ///
 /// The pointer is a valid `struct ib_ah`, allocated with the driver's
 /// `size_ib_ah` by kzalloc, with valid `device` and `pd`, that holds one
 /// `pd->usecnt` and, when `sgid_attr` is set, one reference to it.
+#[must_use = "an AhHandle has no destructor: pass it on with `into_raw` or end it with `destroy`"]
 pub(crate) struct AhHandle(NonNull<bindings::ib_ah>);
 
 impl AhHandle {
@@ -65,6 +70,10 @@ impl AhHandle {
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<AhHandle> {
+        // `might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE)`.
+        if sleepable {
+            might_sleep();
+        }
         let device = pd.device();
         let ops = device.ops();
         let op = match udata {
@@ -143,6 +152,10 @@ impl AhHandle {
     /// it was (ib_core's caller still owns it).
     /// `_udata` is not handed to the driver: `ops.destroy_ah` has none.
     pub(crate) fn destroy(self, flags: u32, _udata: Option<&Udata>) -> Result {
+        // `might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE)`.
+        if flags & bindings::rdma_destroy_ah_flags_RDMA_DESTROY_AH_SLEEPABLE != 0 {
+            might_sleep();
+        }
         let ah = self.0.as_ptr();
         // SAFETY: By the type invariant the AH and its device and PD are
         // valid.

@@ -103,12 +103,20 @@ impl AhAttr {
         self.0.get()
     }
 
+    // A reference to the whole C struct is sound here, unlike for shared
+    // ib_core objects: an `rdma_ah_attr` is its caller's private struct (on
+    // its stack or in its own object), and `from_raw`'s contract is that
+    // nobody else accesses it while an `AhAttr` exists. The `GidAttr` it
+    // points to is shared, and is read field by field (see `GidAttr`).
+
+    /// The C struct, shared.
     fn raw(&self) -> &bindings::rdma_ah_attr {
         // SAFETY: By the type invariant the attribute is valid, and nobody
         // else accesses it while we hold a reference.
         unsafe { &*self.as_raw() }
     }
 
+    /// The C struct, exclusively.
     fn raw_mut(&mut self) -> &mut bindings::rdma_ah_attr {
         // SAFETY: As in `raw`, and the reference is unique.
         unsafe { &mut *self.as_raw() }

@@ -64,8 +64,8 @@ unsafe impl AlwaysRefCounted for GidAttr {
 // SAFETY: A GID entry is immutable once in the table, except for its
 // netdev pointer, which is RCU protected; it may be used from any thread.
 unsafe impl Send for GidAttr {}
-// SAFETY: See `Send`: shared references only read immutable fields or use
-// RCU.
+// SAFETY: See `Send`: shared references only read immutable fields, one at
+// a time through raw pointers, or read `ndev` under RCU.
 unsafe impl Sync for GidAttr {}
 
 impl GidAttr {
@@ -105,32 +105,43 @@ impl GidAttr {
         Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(ptr.cast())) })
     }
 
-    fn raw(&self) -> &bindings::ib_gid_attr {
-        // SAFETY: By the type invariant the entry is valid; the fields read
-        // through this reference do not change while it is in the table.
-        unsafe { &*self.as_raw() }
-    }
+    // No `&bindings::ib_gid_attr` is ever made: `del_gid` of ib_core's
+    // cache.c clears `ndev` (`rcu_assign_pointer`) while references to the
+    // entry are held, so a shared reference covering the whole struct would
+    // alias a concurrent write. Each accessor below reads one field through
+    // a raw pointer projection instead. All the other fields are copied in
+    // by `alloc_gid_entry` (a `memcpy`) before `store_gid_entry` publishes
+    // the entry, and nothing writes them again while its `kref` is held:
+    // they are immutable for as long as a `GidAttr` exists.
 
     /// The index of the entry in the port's table.
     pub(crate) fn index(&self) -> u32 {
-        self.raw().index.into()
+        // SAFETY: By the type invariant the entry is valid and referenced;
+        // `index` is written only before the entry is published.
+        u32::from(unsafe { (&raw const (*self.as_raw()).index).read() })
     }
 
     /// The port the entry belongs to.
     pub(crate) fn port_num(&self) -> u32 {
-        self.raw().port_num
+        // SAFETY: By the type invariant the entry is valid and referenced;
+        // `port_num` is written only before the entry is published.
+        unsafe { (&raw const (*self.as_raw()).port_num).read() }
     }
 
     /// The GID.
     pub(crate) fn gid(&self) -> Gid {
-        // SAFETY: `raw` is the byte view of the union; all views are plain
-        // data.
-        Gid::new(unsafe { *self.raw().gid.raw.as_ref() })
+        // SAFETY: By the type invariant the entry is valid and referenced;
+        // `gid` is written only before the entry is published. The union
+        // `ib_gid` is 16 bytes and its `raw` view, at offset 0, is all of
+        // them: read as bytes, any content is valid.
+        Gid::new(unsafe { (&raw const (*self.as_raw()).gid).cast::<[u8; 16]>().read() })
     }
 
     /// The type of the entry.
     pub(crate) fn gid_type(&self) -> GidType {
-        match self.raw().gid_type {
+        // SAFETY: By the type invariant the entry is valid and referenced;
+        // `gid_type` is written only before the entry is published.
+        match unsafe { (&raw const (*self.as_raw()).gid_type).read() } {
             bindings::ib_gid_type_IB_GID_TYPE_ROCE => GidType::RoceV1,
             bindings::ib_gid_type_IB_GID_TYPE_ROCE_UDP_ENCAP => GidType::RoceV2,
             _ => GidType::Ib,

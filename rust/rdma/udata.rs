@@ -53,6 +53,11 @@ impl Udata {
         self.0.get()
     }
 
+    /// The C struct.
+    ///
+    /// A shared reference is sound: ib_uverbs fills its `ib_udata` (in the
+    /// call's attribute bundle) before calling the verb and nobody writes
+    /// it until the verb returns; kernel callers pass none.
     fn raw(&self) -> &bindings::ib_udata {
         // SAFETY: By the type invariant the struct is valid; ib_core does
         // not change it during the verb.

@@ -42,12 +42,15 @@ impl Inode {
 
 /// An XRC domain, owned by its creator until [`XrcdHandle::dealloc`].
 ///
-/// This type has no destructor: ib_core's caller owns the object.
+/// This type has no destructor: ib_core's caller owns the object. Dropping
+/// a handle leaks the domain, so it is `#[must_use]`: hand it back with
+/// [`XrcdHandle::into_raw`] or end it with [`XrcdHandle::dealloc`].
 ///
 /// # Invariants
 ///
 /// The pointer is a valid `struct ib_xrcd` allocated with the driver's
 /// `size_ib_xrcd` by kzalloc, with a valid `device`.
+#[must_use = "an XrcdHandle has no destructor: pass it on with `into_raw` or end it with `dealloc`"]
 pub(crate) struct XrcdHandle(NonNull<bindings::ib_xrcd>);
 
 impl XrcdHandle {

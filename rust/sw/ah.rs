@@ -15,77 +15,114 @@ use crate::rdma::{
 };
 use core::fmt;
 use kernel::{
+    alloc::Flags,
+    debugfs::Writer,
+    id_pool::IdPool,
     new_spinlock,
     prelude::*,
     sync::{
         Arc,
         SpinLock, //
     },
+    xarray::{
+        AllocKind,
+        XArray, //
+    },
 };
 
-/// AH slots per chunk of [`AhTable`]: a chunk is about 1.5 KiB, one small
-/// allocation.
-const CHUNK: usize = 32;
+/// AHs copied per lock hold by the debugfs dump.
+const DUMP_BATCH: usize = 16;
 
-/// A chunk of slots; slot `i` of chunk `c` is AH number `c * CHUNK + i + 1`.
-struct Chunk {
-    used: usize,
-    slots: [Option<AddressVector>; CHUNK],
-}
-
-/// The slots of [`AhTable`]. Chunks are added as needed (allocated outside
-/// the lock) and kept until the device goes, so that no allocation under
-/// the lock is larger than the array of chunk pointers.
-struct Slots {
-    chunks: KVec<KBox<Chunk>>,
+/// The AH numbers in use: AH number `n` is ID `n - 1` of the pool (AH
+/// numbers start at 1, as soft-RoCE's `ah_num`; 0 is invalid).
+struct Numbers {
+    /// The IDs taken.
+    pool: IdPool,
+    /// How many IDs are taken.
     live: u32,
 }
 
-impl Slots {
-    /// Puts `av` into a free slot, if any: its AH number.
-    fn place(&mut self, av: AddressVector) -> Option<u32> {
-        for (c, chunk) in self.chunks.iter_mut().enumerate() {
-            if chunk.used == CHUNK {
-                continue;
-            }
-            let i = chunk.slots.iter().position(Option::is_none)?;
-            chunk.slots[i] = Some(av);
-            chunk.used += 1;
-            self.live += 1;
-            // CAST: Fewer than `max` (a `u32`) + CHUNK slots exist.
-            return Some((c * CHUNK + i + 1) as u32);
-        }
-        None
-    }
-
-    fn slot(&mut self, num: u32) -> Option<(&mut usize, &mut Option<AddressVector>)> {
-        let n = (num as usize).checked_sub(1)?;
-        let chunk: &mut Chunk = self.chunks.get_mut(n / CHUNK)?;
-        Some((&mut chunk.used, &mut chunk.slots[n % CHUNK]))
-    }
-}
-
 /// The live address handles of a device.
+///
+/// Numbers come from an [`IdPool`] (the lowest free one, as soft-RoCE's
+/// index pools give), grown outside its lock; the address vectors are in an
+/// [`XArray`] indexed by AH number, one small allocation per AH. Nothing
+/// large is ever allocated or freed under a spinlock, and nothing is
+/// allocated with more than the caller's `gfp`: the table is used in atomic
+/// context when the AH is not `sleepable`. The two locks are never held
+/// together.
+///
+/// A number is taken before its vector is stored and given back after it
+/// is removed, so a number in the array is always taken in the pool.
 #[pin_data]
 pub(crate) struct AhTable {
+    /// The most AHs live at once.
     max: u32,
+    /// The AH numbers taken.
     #[pin]
-    inner: SpinLock<Slots>,
+    numbers: SpinLock<Numbers>,
+    /// The address vector of each live AH, at its number.
+    #[pin]
+    avs: XArray<KBox<AddressVector>>,
+}
+
+/// The `XArray` index of AH number `num`.
+fn index(num: u32) -> usize {
+    // CAST: `usize` is at least 32 bits wide on every architecture the
+    // kernel's Rust support builds for.
+    num as usize
 }
 
 impl AhTable {
+    /// An empty table for at most `max` live AHs, initialised in place.
+    pub(crate) fn new_pinned(max: u32) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            max,
+            numbers <- new_spinlock!(Numbers {
+                pool: IdPool::new(),
+                live: 0,
+            }),
+            avs <- XArray::new(AllocKind::Alloc1),
+        })
+    }
+
     /// An empty table for at most `max` live AHs.
     pub(crate) fn new(max: u32) -> Result<Arc<Self>> {
-        Arc::pin_init(
-            pin_init!(Self {
-                max,
-                inner <- new_spinlock!(Slots {
-                    chunks: KVec::new(),
-                    live: 0,
-                }),
-            }),
-            GFP_KERNEL,
-        )
+        Arc::pin_init(Self::new_pinned(max), GFP_KERNEL)
+    }
+
+    /// Takes the lowest free AH number. `EINVAL` when `max` are live. The
+    /// pool grows outside its lock (`grow_request`, `realloc(gfp)`,
+    /// `grow`), as `IdPool` is meant to be used under a spinlock.
+    fn take_number(&self, gfp: Flags) -> Result<u32> {
+        let mut numbers = self.numbers.lock();
+        loop {
+            if numbers.live >= self.max {
+                return Err(EINVAL);
+            }
+            if let Some(id) = numbers.pool.find_unused_id(0) {
+                // CAST: Fewer than `max` IDs are taken, so the lowest free
+                // one is below `max`, a `u32`.
+                let num = id.acquire() as u32 + 1;
+                numbers.live += 1;
+                return Ok(num);
+            }
+            // Every ID of the pool is taken: double it. `None` only past
+            // `i32::MAX` IDs: full, as soft-RoCE's pools are.
+            let request = numbers.pool.grow_request();
+            drop(numbers);
+            let resizer = request.ok_or(EINVAL)?.realloc(gfp)?;
+            numbers = self.numbers.lock();
+            // A no-op if someone else grew it meanwhile.
+            numbers.pool.grow(resizer);
+        }
+    }
+
+    /// Gives AH number `num` back to the pool.
+    fn put_number(&self, num: u32) {
+        let mut numbers = self.numbers.lock();
+        numbers.pool.release_id(index(num) - 1);
+        numbers.live -= 1;
     }
 
     /// Adds an AH, returning its number (from 1). `EINVAL` when the table
@@ -93,71 +130,119 @@ impl AhTable {
     /// when `sleepable`, else `GFP_ATOMIC`.
     pub(crate) fn insert(&self, av: AddressVector, sleepable: bool) -> Result<u32> {
         let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
-        loop {
-            let seen = {
-                let mut t = self.inner.lock();
-                if t.live >= self.max {
-                    return Err(EINVAL);
-                }
-                if let Some(num) = t.place(av) {
-                    return Ok(num);
-                }
-                t.chunks.len()
-            };
-            // Every chunk is full: add one, unless someone else did.
-            let chunk = KBox::new(
-                Chunk {
-                    used: 0,
-                    slots: [None; CHUNK],
-                },
-                gfp,
-            )?;
-            let mut t = self.inner.lock();
-            if t.chunks.len() == seen {
-                t.chunks.push(chunk, GFP_ATOMIC)?;
+        let num = self.take_number(gfp)?;
+        let entry = match KBox::new(av, gfp) {
+            Ok(entry) => entry,
+            Err(e) => {
+                self.put_number(num);
+                return Err(e.into());
+            }
+        };
+        // The array may allocate its nodes (small) with `gfp`; with
+        // `GFP_KERNEL` it drops its lock to do so.
+        let stored = self.avs.lock().store(index(num), entry, gfp);
+        match stored {
+            // The number was free, so was its slot: no old entry.
+            Ok(_) => Ok(num),
+            Err(e) => {
+                self.put_number(num);
+                Err(e.into())
             }
         }
     }
 
     /// Removes AH number `num`.
     pub(crate) fn remove(&self, num: u32) {
-        let mut t = self.inner.lock();
-        let removed = match t.slot(num) {
-            Some((used, slot)) if slot.is_some() => {
-                *slot = None;
-                *used -= 1;
-                true
-            }
-            _ => false,
-        };
-        if removed {
-            t.live -= 1;
+        // Freed after the lock is released, at the end of the function.
+        let removed = self.avs.lock().remove(index(num));
+        if removed.is_some() {
+            self.put_number(num);
         }
     }
 
     /// The address vector of AH number `num`.
     pub(crate) fn get(&self, num: u32) -> Option<AddressVector> {
-        let mut t = self.inner.lock();
-        t.slot(num).and_then(|(_, slot)| *slot)
+        self.avs.lock().get(index(num)).copied()
     }
 
     /// Replaces the address vector of AH number `num`.
     pub(crate) fn set(&self, num: u32, av: AddressVector) {
-        let mut t = self.inner.lock();
-        if let Some((_, Some(entry))) = t.slot(num) {
+        if let Some(entry) = self.avs.lock().get_mut(index(num)) {
             *entry = av;
         }
     }
 
     /// The number of live AHs.
     pub(crate) fn live(&self) -> u32 {
-        self.inner.lock().live
+        self.numbers.lock().live
     }
 
-    /// A copy of chunk `c`'s slots, `None` past the last chunk.
-    fn copy_chunk(&self, c: usize) -> Option<[Option<AddressVector>; CHUNK]> {
-        let t = self.inner.lock();
-        t.chunks.get(c).map(|chunk| chunk.slots)
+    /// A copy of the vectors of AHs `first..first + DUMP_BATCH`, `None`
+    /// when `first` is past every number the pool can have given.
+    fn copy_batch(&self, first: u32) -> Option<[Option<AddressVector>; DUMP_BATCH]> {
+        let capacity = self.numbers.lock().pool.capacity();
+        if index(first) > capacity {
+            return None;
+        }
+        let avs = self.avs.lock();
+        let mut batch = [None; DUMP_BATCH];
+        for (i, slot) in batch.iter_mut().enumerate() {
+            *slot = avs.get(index(first) + i).copied();
+        }
+        Some(batch)
+    }
+
+    /// The lines of the dump, without the final newline: a header, then
+    /// one line per live AH, by number. Each batch is read consistently;
+    /// AHs made or destroyed meanwhile may or may not show.
+    fn write_lines(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "# ah_num type port sgid_index dgid dmac hop_limit flow_label traffic_class sl"
+        )?;
+        let mut first = 1u32;
+        // Printing may sleep: copy a batch under the lock, print without.
+        while let Some(batch) = self.copy_batch(first) {
+            for (num, av) in (first..).zip(batch.iter()) {
+                let Some(av) = av else {
+                    continue;
+                };
+                let m = av.dmac;
+                write!(
+                    f,
+                    "\n{} {} {} {} {} {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} {} {:#x} {} {}",
+                    num,
+                    type_name(av.ah_type),
+                    av.port_num,
+                    av.sgid_index,
+                    GidText(av.dgid),
+                    m[0],
+                    m[1],
+                    m[2],
+                    m[3],
+                    m[4],
+                    m[5],
+                    av.hop_limit,
+                    av.flow_label,
+                    av.traffic_class,
+                    av.sl
+                )?;
+            }
+            // CAST: A batch is a handful of AHs.
+            first += DUMP_BATCH as u32;
+        }
+        Ok(())
+    }
+}
+
+/// The text of the debugfs file of the table
+/// (`/sys/kernel/debug/rverbs/<dev>/ah`): the header line `# ah_num type
+/// port sgid_index dgid dmac hop_limit flow_label traffic_class sl`, then
+/// one line per live AH, by number.
+impl Writer for AhTable {
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_lines(f)?;
+        writeln!(f)
     }
 }
 
@@ -183,47 +268,5 @@ fn type_name(t: AhType) -> &'static str {
         AhType::Roce => "roce",
         AhType::Opa => "opa",
         AhType::Unknown(_) => "unknown",
-    }
-}
-
-/// The debugfs dump: one line per live AH, by number. Each chunk is read
-/// consistently; AHs made or destroyed meanwhile may or may not show.
-impl fmt::Debug for AhTable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "# ah_num type port sgid_index dgid dmac hop_limit flow_label traffic_class sl"
-        )?;
-        let mut c = 0;
-        // Printing may sleep: copy a chunk under the lock, print without.
-        while let Some(slots) = self.copy_chunk(c) {
-            for (i, av) in slots.iter().enumerate() {
-                let Some(av) = av else {
-                    continue;
-                };
-                let m = av.dmac;
-                write!(
-                    f,
-                    "\n{} {} {} {} {} {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} {} {:#x} {} {}",
-                    c * CHUNK + i + 1,
-                    type_name(av.ah_type),
-                    av.port_num,
-                    av.sgid_index,
-                    GidText(av.dgid),
-                    m[0],
-                    m[1],
-                    m[2],
-                    m[3],
-                    m[4],
-                    m[5],
-                    av.hop_limit,
-                    av.flow_label,
-                    av.traffic_class,
-                    av.sl
-                )?;
-            }
-            c += 1;
-        }
-        Ok(())
     }
 }

@@ -25,6 +25,40 @@ use crate::{
     verbs,
 };
 
+// The livepatch replaces ib_core's functions with these, so each must have
+// exactly the signature of the function it replaces: a mismatch would not
+// be seen by the livepatch (it matches by name) and would corrupt the
+// caller's arguments at run time. Each array below only type-checks if
+// both functions coerce to the same function pointer type, the one of the
+// ib_core function as `include/rdma/ib_verbs.h` declares it; the C side
+// checks the same in `rverbs_takeover.c`.
+
+/// The signature of `rdma_create_user_ah`.
+type CreateUserAhFn = unsafe extern "C" fn(
+    *mut bindings::ib_pd,
+    *mut bindings::rdma_ah_attr,
+    *mut bindings::ib_udata,
+) -> *mut bindings::ib_ah;
+const _: [CreateUserAhFn; 2] = [bindings::rdma_create_user_ah, rverbs_create_user_ah];
+
+/// The signature of `rdma_destroy_ah_user`.
+type DestroyAhUserFn =
+    unsafe extern "C" fn(*mut bindings::ib_ah, u32, *mut bindings::ib_udata) -> core::ffi::c_int;
+const _: [DestroyAhUserFn; 2] = [bindings::rdma_destroy_ah_user, rverbs_destroy_ah_user];
+
+/// The signature of `ib_alloc_xrcd_user`.
+type AllocXrcdUserFn = unsafe extern "C" fn(
+    *mut bindings::ib_device,
+    *mut bindings::inode,
+    *mut bindings::ib_udata,
+) -> *mut bindings::ib_xrcd;
+const _: [AllocXrcdUserFn; 2] = [bindings::ib_alloc_xrcd_user, rverbs_alloc_xrcd_user];
+
+/// The signature of `ib_dealloc_xrcd_user`.
+type DeallocXrcdUserFn =
+    unsafe extern "C" fn(*mut bindings::ib_xrcd, *mut bindings::ib_udata) -> core::ffi::c_int;
+const _: [DeallocXrcdUserFn; 2] = [bindings::ib_dealloc_xrcd_user, rverbs_dealloc_xrcd_user];
+
 /// `rdma_create_user_ah` in Rust.
 ///
 /// # Safety

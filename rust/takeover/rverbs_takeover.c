@@ -15,10 +15,23 @@
  * one created under one mode may be destroyed under the other.
  */
 
+#include <linux/build_bug.h>
 #include <linux/livepatch.h>
 #include <linux/module.h>
+#include <rdma/ib_verbs.h>
 
 #include "rverbs.h"
+
+/*
+ * The livepatch matches functions by name only: each replacement must have
+ * exactly the type of the function it replaces, or the callers' arguments
+ * would be misread.  rust/takeover/exports.rs checks the Rust definitions
+ * against ib_core's declarations; this checks include/rverbs.h.
+ */
+static_assert(__same_type(&rverbs_create_user_ah, &rdma_create_user_ah));
+static_assert(__same_type(&rverbs_destroy_ah_user, &rdma_destroy_ah_user));
+static_assert(__same_type(&rverbs_alloc_xrcd_user, &ib_alloc_xrcd_user));
+static_assert(__same_type(&rverbs_dealloc_xrcd_user, &ib_dealloc_xrcd_user));
 
 static struct klp_func rverbs_takeover_funcs[] = {
 	{

@@ -20,9 +20,12 @@
 //! caller's context: no allocation, no work item, no context switch. A
 //! neighbour that is not valid yet is solicited (ARP, ND) and the caller
 //! waits for the netevent that makes it valid, bounded by the same 1000 ms
-//! and with the same errors; unlike ib_core's, the wait is interruptible,
-//! and it retries every [`RETRY_MS`] so that an entry flushed during its
-//! resolution does not turn into a spurious `ETIMEDOUT`.
+//! and with the same errors. Unlike ib_core's uninterruptible wait, it is
+//! killable: only a fatal signal ends it early (the process is dying
+//! anyway), so no other signal turns into `EINTR` for userspace. It also
+//! retries every [`RETRY_MS`] so that an entry flushed during its
+//! resolution does not turn into a spurious `ETIMEDOUT`. As in C, the
+//! unicast path may sleep and says so with `might_sleep()`.
 
 use super::stats::{
     self,
@@ -53,6 +56,7 @@ use crate::{
 use kernel::{
     prelude::*,
     sync::rcu,
+    task::might_sleep,
     time::{
         msecs_to_jiffies,
         Delta,
@@ -142,6 +146,9 @@ struct L2 {
 /// Resolves the MAC and hop limit towards `dgid` from the netdev of
 /// `sgid_attr` (`rdma_addr_find_l2_eth_by_grh`, `rdma_resolve_ip`).
 fn find_l2_eth_by_grh(sgid_attr: &GidAttr, dgid: &Gid) -> Result<L2> {
+    // `rdma_resolve_ip` may sleep (`fetch_ha` says so with `might_sleep`),
+    // and `rdma_addr_find_l2_eth_by_grh` then sleeps for its completion.
+    might_sleep();
     let src = sgid_attr.gid().ip();
     let dst = dgid.ip();
     if !src.same_family(&dst) {
@@ -175,9 +182,7 @@ fn find_l2_eth_by_grh(sgid_attr: &GidAttr, dgid: &Gid) -> Result<L2> {
         // CAST: At most RETRY_MS, positive.
         let left_ms = left.as_millis().clamp(1, RETRY_MS) as u32;
         waited = true;
-        if neighbour::wait_for_update(generation, msecs_to_jiffies(left_ms))
-            == WaitResult::Interrupted
-        {
+        if neighbour::wait_for_update(generation, msecs_to_jiffies(left_ms)) == WaitResult::Killed {
             return Err(ERESTARTSYS);
         }
     }

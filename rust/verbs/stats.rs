@@ -4,6 +4,7 @@
 
 use core::fmt;
 use kernel::{
+    debugfs::Writer,
     prelude::*,
     sync::atomic::{
         Atomic,
@@ -11,42 +12,55 @@ use kernel::{
     },
 };
 
-/// What a counter counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Event {
-    /// An address handle was created.
-    AhCreated,
-    /// An address handle was destroyed.
-    AhDestroyed,
-    /// A RoCE destination MAC was mapped from a multicast GID.
-    DmacMulticast,
-    /// A RoCE destination MAC was taken from a link-local GID (RoCE v1).
-    DmacLinkLocal,
-    /// The destination is an address of this host: the MAC is our own.
-    DmacLocal,
-    /// A valid neighbour entry gave the MAC at once.
-    DmacNeighFast,
-    /// The MAC came after waiting for neighbour resolution (ARP, ND).
-    DmacNeighWait,
-    /// An XRC domain was allocated.
-    XrcdAllocated,
-    /// An XRC domain was deallocated.
-    XrcdDeallocated,
+/// Declares [`Event`] together with the name of each event in the
+/// counters file, so that the variants, [`Event::ALL`] (and so the number
+/// of counters) and [`Event::name`] come from one list and cannot disagree:
+/// a new event is one more line of [`events!`].
+macro_rules! events {
+    ($($(#[$attr:meta])* $variant:ident => $name:literal,)+) => {
+        /// What a counter counts.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Event {
+            $($(#[$attr])* $variant,)+
+        }
+
+        impl Event {
+            /// Every event, in declaration order: `ALL[e as usize] == e`.
+            const ALL: &'static [Event] = &[$(Event::$variant),+];
+
+            /// The name of the event's line in the counters file.
+            const fn name(self) -> &'static str {
+                match self {
+                    $(Event::$variant => $name,)+
+                }
+            }
+        }
+    };
 }
 
-const EVENTS: usize = 9;
+events! {
+    /// An address handle was created.
+    AhCreated => "ah_created",
+    /// An address handle was destroyed.
+    AhDestroyed => "ah_destroyed",
+    /// A RoCE destination MAC was mapped from a multicast GID.
+    DmacMulticast => "dmac_multicast",
+    /// A RoCE destination MAC was taken from a link-local GID (RoCE v1).
+    DmacLinkLocal => "dmac_link_local",
+    /// The destination is an address of this host: the MAC is our own.
+    DmacLocal => "dmac_local",
+    /// A valid neighbour entry gave the MAC at once.
+    DmacNeighFast => "dmac_neigh_fast",
+    /// The MAC came after waiting for neighbour resolution (ARP, ND).
+    DmacNeighWait => "dmac_neigh_wait",
+    /// An XRC domain was allocated.
+    XrcdAllocated => "xrcd_allocated",
+    /// An XRC domain was deallocated.
+    XrcdDeallocated => "xrcd_deallocated",
+}
 
-const NAMES: [&str; EVENTS] = [
-    "ah_created",
-    "ah_destroyed",
-    "dmac_multicast",
-    "dmac_link_local",
-    "dmac_local",
-    "dmac_neigh_fast",
-    "dmac_neigh_wait",
-    "xrcd_allocated",
-    "xrcd_deallocated",
-];
+/// The number of events, hence of event counters.
+const EVENTS: usize = Event::ALL.len();
 
 /// Errors are counted by errno up to this value; larger ones share the last.
 const MAX_ERRNO: usize = 150;
@@ -74,13 +88,17 @@ pub(crate) fn counted<T>(result: Result<T>) -> Result<T> {
 }
 
 /// The text of the debugfs `counters` file: `name value` lines, then one
-/// `error.<errno> value` line for each errno returned at least once.
+/// `error.<errno> value` line for each errno returned at least once, then
+/// `end`.
+///
+/// The format is this type's own [`Writer`] (tests parse it), not a
+/// `Debug` rendering.
 pub(crate) struct Counters;
 
-impl fmt::Debug for Counters {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (name, count) in NAMES.iter().zip(EVENT_COUNTS.iter()) {
-            writeln!(f, "{} {}", name, count.load(Relaxed))?;
+impl Writer for Counters {
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (event, count) in Event::ALL.iter().zip(EVENT_COUNTS.iter()) {
+            writeln!(f, "{} {}", event.name(), count.load(Relaxed))?;
         }
         for (errno, count) in ERROR_COUNTS.iter().enumerate() {
             let n = count.load(Relaxed);
@@ -88,7 +106,6 @@ impl fmt::Debug for Counters {
                 writeln!(f, "error.{} {}", errno, n)?;
             }
         }
-        // The debugfs file ends the text with a newline of its own.
-        write!(f, "end")
+        writeln!(f, "end")
     }
 }
