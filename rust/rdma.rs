@@ -14,7 +14,6 @@ pub(crate) mod ah;
 pub(crate) mod ah_attr;
 pub(crate) mod device;
 pub(crate) mod driver;
-pub(crate) mod errno;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod link;

@@ -16,6 +16,7 @@ use kernel::prelude::*;
 
 mod bindings;
 mod debugfs;
+mod errno;
 mod net;
 mod rdma;
 mod sw;

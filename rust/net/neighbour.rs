@@ -55,7 +55,7 @@ impl Neighbour {
             if u32::from((*n).nud_state) & bindings::NUD_VALID == 0 {
                 bindings::rverbs_neigh_read_unlock_bh(n);
                 bindings::rverbs_neigh_event_send(n, core::ptr::null_mut());
-                return Err(crate::rdma::errno::enodata());
+                return Err(crate::errno::enodata());
             }
             bindings::rverbs_neigh_ha_snapshot(ha.as_mut_ptr().cast(), n, dev.as_raw());
             bindings::rverbs_neigh_read_unlock_bh(n);

@@ -81,7 +81,7 @@ impl AhHandle {
             None => ops.create_ah,
         };
         let Some(op) = op else {
-            return Err(crate::rdma::errno::eopnotsupp());
+            return Err(crate::errno::eopnotsupp());
         };
         let gfp = if sleepable {
             bindings::GFP_KERNEL
@@ -162,7 +162,7 @@ impl AhHandle {
         let (device, pd, sgid_attr) = unsafe { ((*ah).device, (*ah).pd, (*ah).sgid_attr) };
         // SAFETY: The device is valid.
         let Some(destroy) = (unsafe { (*device).ops.destroy_ah }) else {
-            return Err(crate::rdma::errno::eopnotsupp());
+            return Err(crate::errno::eopnotsupp());
         };
         // SAFETY: The AH is live and owned by us; `udata` is valid.
         to_result(unsafe { destroy(ah, flags) })?;

@@ -82,7 +82,7 @@ impl XrcdHandle {
         udata: Option<&Udata>,
     ) -> Result<XrcdHandle> {
         let Some(alloc) = device.ops().alloc_xrcd else {
-            return Err(crate::rdma::errno::eopnotsupp());
+            return Err(crate::errno::eopnotsupp());
         };
         // SAFETY: `device` is valid; the helper allocates `size_ib_xrcd`
         // zeroed bytes with GFP_KERNEL.
@@ -125,7 +125,7 @@ impl XrcdHandle {
         let ptr = self.0.as_ptr();
         // SAFETY: By the type invariant the XRCD and its device are valid.
         let dealloc = unsafe { (*(*ptr).device).ops.dealloc_xrcd }
-            .ok_or_else(crate::rdma::errno::eopnotsupp)?;
+            .ok_or_else(crate::errno::eopnotsupp)?;
         // SAFETY: The XRCD is live and owned; `udata` is valid.
         to_result(unsafe { dealloc(ptr, udata::as_raw_opt(udata)) })?;
         // SAFETY: The driver released its part; the memory is from kzalloc.

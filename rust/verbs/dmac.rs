@@ -32,6 +32,10 @@ use super::stats::{
     Event, //
 };
 use crate::{
+    errno::{
+        eaddrnotavail,
+        enodata, //
+    },
     net::{
         neighbour::{
             self,
@@ -42,10 +46,6 @@ use crate::{
     },
     rdma::{
         ah_attr::AhAttr,
-        errno::{
-            eaddrnotavail,
-            enodata, //
-        },
         gid::Gid,
         gid_attr::{
             GidAttr,

@@ -6,7 +6,7 @@ use super::stats::{
     self,
     Event, //
 };
-use crate::rdma::errno::eopnotsupp;
+use crate::errno::eopnotsupp;
 use crate::rdma::{
     device::Device,
     udata::Udata,

@@ -11,7 +11,7 @@
 
 use crate::{
     bindings,
-    rdma::errno::eopnotsupp, //
+    errno::eopnotsupp, //
 };
 use kernel::ffi::c_int;
 

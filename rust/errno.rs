@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Error codes that ib_core returns and the kernel crate does not name.
+//! Error codes that ib_core and the network stack return and the kernel
+//! crate does not name.
 //!
 //! C header: [`include/uapi/asm-generic/errno.h`](srctree/include/uapi/asm-generic/errno.h)
 

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The operations of a device and its ports, and `dealloc_driver`.
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+
+use super::{
+    dev,
+    Vtable, //
+};
+use crate::{
+    bindings,
+    rdma::driver::{
+        attrs::{
+            LinkLayer,
+            PhysState,
+            PortState, //
+        },
+        DriverDevice,
+        Driver,
+    },
+};
+use kernel::{
+    error::from_result,
+    ffi::c_int,
+    sync::aref::ARef, //
+};
+
+impl<T: Driver> Vtable<T> {
+    /// `ib_device_ops.query_device`.
+    ///
+    /// # Safety
+    ///
+    /// `device` is a `DriverDevice<T>`; `attr` is valid for writes, zeroed
+    /// by ib_core (`setup_device`, `ib_uverbs` query paths).
+    pub(super) unsafe extern "C" fn query_device(
+        device: *mut bindings::ib_device,
+        attr: *mut bindings::ib_device_attr,
+        _udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        // SAFETY: `device` is a `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        from_result(|| {
+            let a = T::query_device(dev)?;
+            // SAFETY: `attr` is valid for writes and ours for the call.
+            let attr = unsafe { &mut *attr };
+            attr.fw_ver = a.fw_ver;
+            attr.sys_image_guid = a.sys_image_guid;
+            attr.vendor_id = a.vendor_id;
+            attr.vendor_part_id = a.vendor_part_id;
+            attr.hw_ver = a.hw_ver;
+            attr.page_size_cap = a.page_size_cap;
+            attr.max_pd = a.max_pd.try_into()?;
+            attr.max_ah = a.max_ah.try_into()?;
+            attr.max_pkeys = a.max_pkeys;
+            if a.xrc {
+                // CAST: A flag of the 64-bit mask.
+                attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;
+            }
+            if a.local_dma_lkey {
+                attr.kernel_cap_flags |=
+                    u64::from(bindings::ib_kernel_cap_flags_IBK_LOCAL_DMA_LKEY);
+            }
+            if a.allow_user_unreg {
+                attr.kernel_cap_flags |=
+                    u64::from(bindings::ib_kernel_cap_flags_IBK_ALLOW_USER_UNREG);
+            }
+            Ok(0)
+        })
+    }
+
+    /// `ib_device_ops.query_port`.
+    ///
+    /// # Safety
+    ///
+    /// `device` is a `DriverDevice<T>` and `port` one of its ports; `attr`
+    /// is valid for writes, zeroed by ib_core (`__ib_query_port`).
+    pub(super) unsafe extern "C" fn query_port(
+        device: *mut bindings::ib_device,
+        port: u32,
+        attr: *mut bindings::ib_port_attr,
+    ) -> c_int {
+        // SAFETY: `device` is a `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        from_result(|| {
+            let a = T::query_port(dev, port)?;
+            // SAFETY: `attr` is valid for writes and ours for the call.
+            let attr = unsafe { &mut *attr };
+            attr.state = match a.state {
+                PortState::Down => bindings::ib_port_state_IB_PORT_DOWN,
+                PortState::Active => bindings::ib_port_state_IB_PORT_ACTIVE,
+            };
+            // CAST: Small enumerators of a `u8` field.
+            attr.phys_state = match a.phys_state {
+                PhysState::Disabled => bindings::ib_port_phys_state_IB_PORT_PHYS_STATE_DISABLED,
+                PhysState::Polling => bindings::ib_port_phys_state_IB_PORT_PHYS_STATE_POLLING,
+                PhysState::LinkUp => bindings::ib_port_phys_state_IB_PORT_PHYS_STATE_LINK_UP,
+            } as u8;
+            // CAST: `enum ib_mtu` values, 1 to 5.
+            attr.max_mtu = a.max_mtu as u32;
+            // CAST: As above.
+            attr.active_mtu = a.active_mtu as u32;
+            attr.phys_mtu = a.phys_mtu;
+            attr.gid_tbl_len = a.gid_tbl_len.try_into()?;
+            attr.pkey_tbl_len = a.pkey_tbl_len;
+            attr.max_msg_sz = a.max_msg_sz;
+            attr.port_cap_flags = a.port_cap_flags;
+            attr.active_speed = a.active_speed;
+            attr.active_width = a.active_width;
+            attr.set_ip_gids(1);
+            Ok(0)
+        })
+    }
+
+    /// `ib_device_ops.get_port_immutable`.
+    ///
+    /// # Safety
+    ///
+    /// `device` is a `DriverDevice<T>` being registered; `immutable` is
+    /// valid for writes for the call.
+    pub(super) unsafe extern "C" fn get_port_immutable(
+        device: *mut bindings::ib_device,
+        port: u32,
+        immutable: *mut bindings::ib_port_immutable,
+    ) -> c_int {
+        // SAFETY: `device` is a `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        from_result(|| {
+            let i = T::get_port_immutable(dev, port)?;
+            // SAFETY: `immutable` is valid for writes and ours for the call.
+            let immutable = unsafe { &mut *immutable };
+            immutable.pkey_tbl_len = i.pkey_tbl_len.try_into()?;
+            immutable.gid_tbl_len = i.gid_tbl_len.try_into()?;
+            immutable.core_cap_flags = i.core_cap_flags;
+            immutable.max_mad_size = i.max_mad_size;
+            Ok(0)
+        })
+    }
+
+    /// `ib_device_ops.get_netdev`: a held netdev or null.
+    ///
+    /// # Safety
+    ///
+    /// `device` is a `DriverDevice<T>` and `port` one of its ports
+    /// (`ib_device_get_netdev` checks it); the caller drops the returned
+    /// reference with `dev_put`.
+    pub(super) unsafe extern "C" fn get_netdev(
+        device: *mut bindings::ib_device,
+        port: u32,
+    ) -> *mut bindings::net_device {
+        // SAFETY: `device` is a `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        T::get_netdev(dev, port).map_or(core::ptr::null_mut(), |ndev| {
+            // The reference goes to the caller, who puts it.
+            ARef::into_raw(ndev).as_ptr().cast()
+        })
+    }
+
+    /// `ib_device_ops.query_pkey`.
+    ///
+    /// # Safety
+    ///
+    /// `device` is a `DriverDevice<T>`; `pkey` is valid for writes for the
+    /// call.
+    pub(super) unsafe extern "C" fn query_pkey(
+        device: *mut bindings::ib_device,
+        port: u32,
+        index: u16,
+        pkey: *mut u16,
+    ) -> c_int {
+        // SAFETY: `device` is a `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        from_result(|| {
+            let value = T::query_pkey(dev, port, index)?;
+            // SAFETY: `pkey` is valid for writes (the caller's promise).
+            unsafe { pkey.write(value) };
+            Ok(0)
+        })
+    }
+
+    /// `ib_device_ops.get_link_layer`.
+    ///
+    /// # Safety
+    ///
+    /// `device` is a `DriverDevice<T>`.
+    pub(super) unsafe extern "C" fn get_link_layer(
+        device: *mut bindings::ib_device,
+        port: u32,
+    ) -> bindings::rdma_link_layer {
+        // SAFETY: `device` is a `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        match T::get_link_layer(dev, port) {
+            LinkLayer::Ethernet => bindings::rdma_link_layer_IB_LINK_LAYER_ETHERNET,
+        }
+    }
+
+    /// `ib_device_ops.dealloc_driver`.
+    ///
+    /// # Safety
+    ///
+    /// Called once, by `ib_dealloc_device`, on a `DriverDevice<T>` that no
+    /// operation uses any more.
+    pub(super) unsafe extern "C" fn dealloc_driver(device: *mut bindings::ib_device) {
+        // SAFETY: The caller's promise.
+        unsafe { DriverDevice::<T>::dealloc(device) };
+    }
+}
