@@ -211,7 +211,7 @@ impl<T: Driver> DeviceGet<T> {
         let got = unsafe { bindings::rverbs_ib_device_try_get(ptr.as_ptr()) };
         // INVARIANT: A reference was taken; while it is held
         // `dealloc_driver` cannot run, so the data is initialised.
-        got.then_some(Self(ptr, PhantomData))
+        got.then(|| Self(ptr, PhantomData))
     }
 
     /// Unregisters the device from a work item (`ib_unregister_device_queued`),
