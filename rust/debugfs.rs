@@ -22,8 +22,7 @@ struct Version;
 
 impl Writer for Version {
     fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The debugfs file adds the newline.
-        write!(f, "{}", crate::VERSION)
+        writeln!(f, "{}", crate::VERSION)
     }
 }
 

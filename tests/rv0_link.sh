@@ -99,7 +99,7 @@ ktap_print_header
 modprobe ib_uverbs && modprobe 8021q && insmod "$RVERBS_KO" && ns_setup &&
 	ip link add veth2 type veth peer name veth3 && ip link set veth2 up && ip link set veth3 up &&
 	ip addr add 198.19.0.1/24 dev veth2 || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 28
+ktap_set_plan 27
 
 # Creation.
 ksft_check "rdma link add rv0 type rverbs netdev veth0" rdma link add rv0 type rverbs netdev veth0

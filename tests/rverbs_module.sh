@@ -3,7 +3,8 @@
 #
 # rverbs.ko loads into the stock kernel, says so once, creates its debugfs
 # directory, and unloads leaving nothing behind: no debugfs entry, no
-# module, nothing bad in the kernel log, also over repeated cycles.
+# module, nothing bad in the kernel log, also over repeated cycles and
+# after a load that fails (bad module parameters).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +17,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 15
 
 if [ ! -r "$RVERBS_KO" ]; then
 	ktap_exit_fail_msg "$RVERBS_KO not built"
@@ -59,6 +60,21 @@ cycle() {
 	done
 }
 ksft_check "$CYCLES load/unload cycles" cycle
+
+# A load that fails after the debugfs directory was made (here: a limit
+# ib_core cannot report) must take it away again, or no later load could
+# make it.
+fails_einval() {
+	local out
+	out=$(insmod "$RVERBS_KO" "$1" 2>&1) && return 1
+	grep -q "Invalid argument" <<<"$out"
+}
+ksft_check "a load with max_ah=0 fails with EINVAL" fails_einval max_ah=0
+ksft_check "... and leaves no debugfs directory" test ! -e /sys/kernel/debug/rverbs
+ksft_check "a load with max_pd=2147483648 (more than an int) fails with EINVAL" \
+	fails_einval max_pd=2147483648
+ksft_check "the next load makes the directory again" \
+	bash -c 'insmod "$1" && test -f /sys/kernel/debug/rverbs/counters && rmmod rverbs' _ "$RVERBS_KO"
 
 ksft_check "debugfs root holds the same entries as before" \
 	test "$(ls /sys/kernel/debug)" = "$debugfs_before"

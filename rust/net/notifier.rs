@@ -103,11 +103,14 @@ impl<T: NetdevHandler> NetdevNotifier<T> {
         // SAFETY: `nb` is the `nb` field of a `NetdevNotifier<T>` (only
         // `register` hands this function to the chain), live while
         // registered; `Opaque` is transparent over the block.
-        let this = unsafe { &*kernel::container_of!(nb.cast::<Opaque<bindings::notifier_block>>(), Self, nb) };
+        let this = unsafe {
+            &*kernel::container_of!(nb.cast::<Opaque<bindings::notifier_block>>(), Self, nb)
+        };
         let info = ptr.cast::<bindings::netdev_notifier_info>();
         // SAFETY: The chain passes a valid info that names a netdev valid
         // for the call.
-        let ndev = unsafe { NetDevice::from_raw(bindings::rverbs_netdev_notifier_info_to_dev(info)) };
+        let ndev =
+            unsafe { NetDevice::from_raw(bindings::rverbs_netdev_notifier_info_to_dev(info)) };
         // CAST: Netdev events are small enumerators.
         let event = match event as u32 {
             bindings::netdev_cmd_NETDEV_UNREGISTER => NetdevEvent::Unregister,

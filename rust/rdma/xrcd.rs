@@ -124,8 +124,8 @@ impl XrcdHandle {
     pub(crate) fn dealloc(self, udata: Option<&Udata>) -> Result {
         let ptr = self.0.as_ptr();
         // SAFETY: By the type invariant the XRCD and its device are valid.
-        let dealloc = unsafe { (*(*ptr).device).ops.dealloc_xrcd }
-            .ok_or_else(crate::errno::eopnotsupp)?;
+        let dealloc =
+            unsafe { (*(*ptr).device).ops.dealloc_xrcd }.ok_or_else(crate::errno::eopnotsupp)?;
         // SAFETY: The XRCD is live and owned; `udata` is valid.
         to_result(unsafe { dealloc(ptr, udata::as_raw_opt(udata)) })?;
         // SAFETY: The driver released its part; the memory is from kzalloc.

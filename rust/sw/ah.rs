@@ -20,10 +20,7 @@ use kernel::{
     id_pool::IdPool,
     new_spinlock,
     prelude::*,
-    sync::{
-        Arc,
-        SpinLock, //
-    },
+    sync::SpinLock,
     xarray::{
         AllocKind,
         XArray, //
@@ -75,7 +72,7 @@ fn index(num: u32) -> usize {
 
 impl AhTable {
     /// An empty table for at most `max` live AHs, initialised in place.
-    pub(crate) fn new_pinned(max: u32) -> impl PinInit<Self, Error> {
+    pub(crate) fn new(max: u32) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             max,
             numbers <- new_spinlock!(Numbers {
@@ -84,11 +81,6 @@ impl AhTable {
             }),
             avs <- XArray::new(AllocKind::Alloc1),
         })
-    }
-
-    /// An empty table for at most `max` live AHs.
-    pub(crate) fn new(max: u32) -> Result<Arc<Self>> {
-        Arc::pin_init(Self::new_pinned(max), GFP_KERNEL)
     }
 
     /// Takes the lowest free AH number. `EINVAL` when `max` are live. The

@@ -24,8 +24,7 @@ use crate::{
                 PortImmutable,
                 PortState, //
             },
-            Driver,
-            DriverDevice,
+            Driver, DriverDevice,
         },
         udata::Udata,
     },
@@ -36,8 +35,7 @@ use kernel::{
         File,
         Writer, //
     },
-    new_mutex,
-    new_spinlock,
+    new_mutex, new_spinlock,
     prelude::*,
     str::CStr,
     sync::{
@@ -144,24 +142,26 @@ impl Counter {
 /// What a device counts: its limits, its live objects and its address
 /// handles. Shared with the device's debugfs files, which own what they
 /// print (`kernel::debugfs::File`), so that they may outlive the device's
-/// data by a moment.
+/// data by a moment: the one reference-counted part of the device.
+#[pin_data]
 pub(crate) struct Resources {
     ucontexts: Counter,
     pds: Counter,
     xrcds: Counter,
-    ahs: Arc<AhTable>,
+    #[pin]
+    ahs: AhTable,
     max_ah: u32,
 }
 
 impl Resources {
-    fn new(limits: Limits) -> Result<Self> {
-        Ok(Self {
+    fn new(limits: Limits) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
             ucontexts: Counter::new(u32::MAX),
             pds: Counter::new(limits.max_pd),
             xrcds: Counter::new(limits.max_xrcd),
-            ahs: AhTable::new(limits.max_ah)?,
+            ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
-        })
+        }? Error)
     }
 }
 
@@ -171,24 +171,32 @@ impl Writer for Resources {
         writeln!(f, "ucontext {}", self.ucontexts.live())?;
         writeln!(f, "pd {} max {}", self.pds.live(), self.pds.max)?;
         writeln!(f, "ah {} max {}", self.ahs.live(), self.max_ah)?;
-        write!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)
+        writeln!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)
     }
 }
 
-/// What a debugfs file of a device prints: a part of the device's data,
-/// shared with it.
-struct Shared<T>(Arc<T>);
+/// The `resources` debugfs file: the device's [`Resources`], shared with it.
+struct ResourcesFile(Arc<Resources>);
 
-impl<T: Writer> Writer for Shared<T> {
+impl Writer for ResourcesFile {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         self.0.write(f)
     }
 }
 
+/// The `ah` debugfs file: the device's table of address handles.
+struct AhFile(Arc<Resources>);
+
+impl Writer for AhFile {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.ahs.write(f)
+    }
+}
+
 /// The debugfs directory of a device, `/sys/kernel/debug/rverbs/<dev>/`.
 struct Debugfs {
-    _ah: Pin<KBox<File<Shared<AhTable>>>>,
-    _resources: Pin<KBox<File<Shared<Resources>>>>,
+    _ah: Pin<KBox<File<AhFile>>>,
+    _resources: Pin<KBox<File<ResourcesFile>>>,
     // Dropped after the files: a directory goes when its last child has.
     _dir: Dir,
 }
@@ -230,7 +238,7 @@ impl SwDevice {
         try_pin_init!(Self {
             node_guid: eui64(ndev.mac()),
             netdev <- new_spinlock!(Some(TrackedNetDevice::new(ndev))),
-            res: Arc::new(Resources::new(limits)?, GFP_KERNEL)?,
+            res: Arc::pin_init(Resources::new(limits), GFP_KERNEL)?,
             debugfs <- new_mutex!(None),
         }? Error)
     }
@@ -269,9 +277,9 @@ impl SwDevice {
             return Ok(());
         }
         let dir = dir.subdir(name);
-        let ah = dir.read_only_file(c"ah", Shared(self.res.ahs.clone()));
+        let ah = dir.read_only_file(c"ah", AhFile(self.res.clone()));
         let ah = KBox::pin_init(ah, GFP_KERNEL)?;
-        let resources = dir.read_only_file(c"resources", Shared(self.res.clone()));
+        let resources = dir.read_only_file(c"resources", ResourcesFile(self.res.clone()));
         let resources = KBox::pin_init(resources, GFP_KERNEL)?;
         *slot = Some(Debugfs {
             _ah: ah,
@@ -389,10 +397,7 @@ impl Driver for Rv {
         }
     }
 
-    fn alloc_ucontext(
-        dev: &DriverDevice<Self>,
-        _udata: &Udata,
-    ) -> impl PinInit<SwObject, Error> {
+    fn alloc_ucontext(dev: &DriverDevice<Self>, _udata: &Udata) -> impl PinInit<SwObject, Error> {
         dev.res.ucontexts.get().map(|()| SwObject)
     }
 

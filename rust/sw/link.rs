@@ -183,6 +183,8 @@ impl SoftRoce {
     /// Registers the link type, with device directories in `debugfs`.
     pub(crate) fn new(debugfs: Dir) -> impl PinInit<Self, Error> {
         pin_init::pin_init_scope(move || {
+            // Refuse limits that devices could not report, before anything.
+            Limits::from_params()?;
             let devices = Arc::pin_init(Devices::new(), GFP_KERNEL)?;
             let events = Events {
                 devices: devices.clone(),

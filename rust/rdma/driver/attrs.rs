@@ -154,4 +154,3 @@ pub(crate) struct PortImmutable {
 pub(crate) const PORT_ROCE_V1_V2_NO_MAD: u32 = bindings::RDMA_CORE_CAP_PROT_ROCE
     | bindings::RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP
     | bindings::RDMA_CORE_CAP_ETH_AH;
-

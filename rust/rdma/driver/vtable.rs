@@ -20,12 +20,7 @@
 mod device_ops;
 mod object_ops;
 
-use super::{
-    device::DriverDevice,
-    object::Object,
-    ops::Driver,
-    unsupported,
-};
+use super::{device::DriverDevice, object::Object, ops::Driver, unsupported};
 use crate::{
     bindings,
     rdma::udata::Udata, //

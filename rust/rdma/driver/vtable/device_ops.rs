@@ -16,8 +16,7 @@ use crate::{
             PhysState,
             PortState, //
         },
-        DriverDevice,
-        Driver,
+        Driver, DriverDevice,
     },
 };
 use kernel::{
