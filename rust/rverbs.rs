@@ -19,8 +19,10 @@ mod debugfs;
 mod errno;
 mod net;
 mod rdma;
+#[forbid(unsafe_code)]
 mod sw;
 mod takeover;
+#[forbid(unsafe_code)]
 mod verbs;
 
 /// Version of rverbs, reported at load time and in debugfs.

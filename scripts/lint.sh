@@ -61,10 +61,17 @@ for f in "${cfiles[@]}"; do
 	fi
 done
 
-# The layers above the abstractions are written without unsafe code and
-# without the generated bindings (Documentation/verbs-core.rst, rv0.rst).
-echo "lint: no unsafe, no bindings:: in rust/verbs and rust/sw"
-if out=$(grep -nE '(^|[^[:alnum:]_])unsafe([^[:alnum:]_]|$)|bindings::' \
+# The layers above the abstractions are written without unsafe code (the
+# compiler enforces it: #[forbid(unsafe_code)] on both modules in
+# rust/rverbs.rs) and without the generated bindings, by any path
+# (Documentation/verbs-core.rst, rv0.rst).
+echo "lint: no unsafe, no bindings in rust/verbs and rust/sw"
+if ! grep -qx '#\[forbid(unsafe_code)\]' rust/rverbs.rs ||
+	[ "$(grep -A1 -x '#\[forbid(unsafe_code)\]' rust/rverbs.rs | grep -cE '^mod (sw|verbs);')" != 2 ]; then
+	echo "rust/rverbs.rs: mod sw and mod verbs must carry #[forbid(unsafe_code)]"
+	fail=1
+fi
+if out=$(grep -nE '(^|[^[:alnum:]_])(unsafe|bindings)([^[:alnum:]_]|$)' \
 	rust/verbs.rs rust/verbs rust/sw.rs rust/sw -r | grep -vE '^[^:]+:[0-9]+:\s*//'); then
 	printf '%s\n' "$out"
 	fail=1

@@ -21,12 +21,15 @@
  *        with -H, hold it as the AH is held
  *   -N COUNT  benchmark: create and destroy the AH COUNT times, print the
  *        mean time of one create+destroy pair (bench_ns_per_pair)
+ *   -S MS  a handled signal (SIGALRM, handler without SA_RESTART) arrives
+ *        MS milliseconds into ibv_create_ah; prints how many arrived
  *
  * Output, one "key: value" per line:
  *   create: 0 | -<errno>       result of ibv_create_ah
  *   elapsed_ms: N              time ibv_create_ah took
  *   sent: 0 | -<errno>         (-x) result of the send's completion
  *   dump: LINE                 (-P) a line of FILE
+ *   signals: N                 (-S) handled signals received
  *   destroy: 0 | -<errno>      result of ibv_destroy_ah
  *   xrcd: 0 | -<errno>         (-X) result of ibv_open_xrcd
  */
@@ -34,9 +37,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +49,27 @@
 
 #define PROBE_QKEY 0x11111111
 #define PROBE_REMOTE_QPN 0xabcde
+
+/* Counted with lock-free atomics: async-signal-safe. */
+static int signals;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	__atomic_fetch_add(&signals, 1, __ATOMIC_RELAXED);
+}
+
+/* A SIGALRM, handled without SA_RESTART, @ms milliseconds from now. */
+static int arm_signal(long ms)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct itimerval it = {
+		.it_value = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 },
+	};
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGALRM, &sa, NULL) ?: setitimer(ITIMER_REAL, &it, NULL);
+}
 
 static long now_ms(void)
 {
@@ -232,7 +258,7 @@ int main(int argc, char **argv)
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
 	const char *dev = NULL, *dgid = NULL, *dump = NULL;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0;
-	long bench = 0;
+	long bench = 0, signal_ms = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_ah *ah;
@@ -240,7 +266,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:S:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -275,6 +301,9 @@ int main(int argc, char **argv)
 		case 'P':
 			dump = optarg;
 			break;
+		case 'S':
+			signal_ms = atol(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -283,7 +312,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] [-P FILE] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] [-P FILE] [-S MS] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -303,10 +332,16 @@ int main(int argc, char **argv)
 	if (bench > 0)
 		return run_bench(ctx, pd, &attr, bench);
 
+	if (signal_ms > 0 && arm_signal(signal_ms)) {
+		fprintf(stderr, "ah_probe: cannot arm a signal: %s\n", strerror(errno));
+		return 2;
+	}
 	start = now_ms();
 	ah = ibv_create_ah(pd, &attr);
 	printf("create: %d\n", ah ? 0 : -errno);
 	printf("elapsed_ms: %ld\n", now_ms() - start);
+	if (signal_ms > 0)
+		printf("signals: %d\n", __atomic_load_n(&signals, __ATOMIC_RELAXED));
 	fflush(stdout);
 	if (ah) {
 		if (send)

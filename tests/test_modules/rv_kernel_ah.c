@@ -77,13 +77,23 @@ static int check_query(struct ib_ah *ah, const struct rdma_ah_attr *want, const 
 {
 	const struct ib_global_route *w = rdma_ah_read_grh(want);
 	const struct ib_global_route *g;
-	struct rdma_ah_attr got;
+	struct rdma_ah_attr got, again;
 	int ret;
 
+	/*
+	 * Callers pass uninitialised structs: query_ah must write all of it
+	 * (soft-RoCE starts from a memset), so two queries into differently
+	 * poisoned structs give the same bytes, padding included.
+	 */
 	memset(&got, 0xa5, sizeof(got));
-	ret = rdma_query_ah(ah, &got);
+	memset(&again, 0x5a, sizeof(again));
+	ret = rdma_query_ah(ah, &got) ?: rdma_query_ah(ah, &again);
 	if (ret)
 		return check(false, "%s: rdma_query_ah: %d\n", when, ret);
+	ret = check(!memcmp(&got, &again, sizeof(got)),
+		    "%s: query_ah left bytes of the caller's struct as they were\n", when);
+	if (ret)
+		return ret;
 	g = rdma_ah_read_grh(&got);
 	ret = check(got.type == RDMA_AH_ATTR_TYPE_ROCE, "%s: type %d\n", when, got.type) ?:
 	      check(rdma_ah_get_port_num(&got) == 1, "%s: port %u\n", when,
@@ -158,17 +168,50 @@ out_pd:
 	return ret;
 }
 
+/*
+ * The device whose port 1 is bound to @netdev, found as ib_core finds it
+ * (ib_device_get_netdev): soft-RoCE's devices are in ib_core's netdev table,
+ * rv devices answer ops.get_netdev, and ib_device_get_by_netdev() only sees
+ * the former.  A client's add() is called for every registered device.
+ */
+static struct net_device *wanted;
+static struct ib_device *found;
+
+static int finder_add(struct ib_device *dev)
+{
+	struct net_device *ndev = ib_device_get_netdev(dev, 1);
+
+	if (ndev && ndev == wanted && !found && ib_device_try_get(dev))
+		found = dev;
+	dev_put(ndev);
+	return 0;
+}
+
+static void finder_remove(struct ib_device *dev, void *client_data)
+{
+}
+
+static struct ib_client finder = {
+	.name = "rv_kernel_ah",
+	.add = finder_add,
+	.remove = finder_remove,
+};
+
 static int __init rv_kernel_ah_init(void)
 {
-	struct net_device *ndev;
 	struct ib_device *ibdev;
 	int ret;
 
-	ndev = dev_get_by_name(&init_net, netdev);
-	if (!ndev)
+	wanted = dev_get_by_name(&init_net, netdev);
+	if (!wanted)
 		return -ENODEV;
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	dev_put(ndev);
+	ret = ib_register_client(&finder);
+	if (!ret)
+		ib_unregister_client(&finder);
+	dev_put(wanted);
+	ibdev = found;
+	if (ret)
+		return ret;
 	if (!ibdev)
 		return -ENODEV;
 	ret = run(ibdev);
