@@ -38,7 +38,7 @@ KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) 
 	$(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
 
 .PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint \
-	fmt help bench
+	fmt help bench debug-kernel vm-debug check-debug
 
 all: modules
 
@@ -98,3 +98,18 @@ fmt: $(KDIR_DEP)
 check: kdir lint
 	$(MAKE) modules
 	scripts/check.sh
+
+## make debug-kernel    build or reuse the debug kernel (KASAN, lockdep, ...)
+debug-kernel: toolchain
+	@scripts/mkdebugkernel.sh
+
+## make check-debug     the suite again on the debug kernel, one VM boot
+check-debug: debug-kernel kdir
+	scripts/check.sh --debug
+
+## make vm-debug CMD='...'  boot the debug kernel in QEMU and run CMD as root
+##                      ($RVERBS_KO etc. name the modules built for it)
+vm-debug: debug-kernel kdir
+	@test -n "$$CMD" || { echo "usage: make vm-debug CMD='...'" >&2; exit 2; }
+	scripts/debug-modules.sh
+	RVERBS_VM_KERNEL=$$(scripts/dbgk-path.sh)/build scripts/vm.sh "$$CMD"

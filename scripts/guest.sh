@@ -22,10 +22,23 @@ kmod static-nodes --format=tmpfiles 2>/dev/null |
 		mknod -m "$mode" "$path" "${type%!}" "${devnum%:*}" "${devnum#*:}"
 	done
 
+# kmemleak (debug kernel): forget what boot left, report what the run left.
+kmemleak=/sys/kernel/debug/kmemleak
+[ -w $kmemleak ] && echo clear >$kmemleak
+
 echo "rverbs-vm: running $(head -c 200 "$out/cmd")" >/dev/kmsg
 bash "$out/cmd"
 rc=$?
 echo "rverbs-vm: done, exit status $rc" >/dev/kmsg
+if [ -w $kmemleak ]; then
+	# An object is reported once it has looked unreferenced for two scans
+	# some seconds apart (kmemleak's own minimum age is 5 s).
+	echo scan >$kmemleak
+	sleep 6
+	echo scan >$kmemleak
+	cat $kmemleak >"$out/kmemleak.log"
+	echo "rverbs-vm: kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.log") leak(s)" >/dev/kmsg
+fi
 dmesg >"$out/dmesg.log"
 cat /proc/sys/kernel/tainted >"$out/tainted"
 echo "$rc" >"$out/rc"

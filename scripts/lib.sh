@@ -60,3 +60,15 @@ manifest_sources() {
 need_root_user() {
 	[ "$(id -u)" = 0 ] || die "$1 needs root (it builds or enters a chroot); run as root, or build against your own Rust-enabled kernel tree with 'make KDIR=/path/to/build'."
 }
+
+# The debug kernel of "make check-debug" (scripts/mkdebugkernel.sh): the same
+# source built with clang (LLVM=-22) and the checkers of scripts/debug.config,
+# keyed on the manifest (source version, compilers) and on its own inputs.
+dbgk_key() {
+	hash_of "$MANIFEST" "$RVERBS_TOP/scripts/mkdebugkernel.sh" "$RVERBS_TOP/scripts/debug.config" \
+		"$RVERBS_TOP/tests/config"
+}
+
+dbgk_base() {
+	echo "$RVERBS_CACHE/dbgk-$(dbgk_key)"
+}

@@ -12,9 +12,13 @@
 RVERBS_TOP=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: run_suite.sh BUILD_DIR}
 KSFT_DIR=$("$RVERBS_TOP/scripts/kdir-path.sh" src)/tools/testing/selftests
-RVERBS_KO=$RVERBS_TOP/rverbs.ko
+# The modules under test: the tree's own, or those the debug lane built
+# for its kernel (make check-debug sets these).
+RVERBS_KO=${RVERBS_KO:-$RVERBS_TOP/rverbs.ko}
+RVERBS_TAKEOVER_KO=${RVERBS_TAKEOVER_KO:-$RVERBS_TOP/rverbs_takeover.ko}
+RVERBS_KAH=${RVERBS_KAH:-$RVERBS_TOP/tests/test_modules/rv_kernel_ah.ko}
 RVERBS_TEST_BIN=$(cd "$build" && pwd)
-export RVERBS_TOP KSFT_DIR RVERBS_KO RVERBS_TEST_BIN
+export RVERBS_TOP KSFT_DIR RVERBS_KO RVERBS_TAKEOVER_KO RVERBS_KAH RVERBS_TEST_BIN
 
 # TEST_GEN_PROGS / TEST_PROGS of a kselftest Makefile, in order.
 make_list() {

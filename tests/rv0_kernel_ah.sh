@@ -11,7 +11,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-KAH=$RVERBS_TOP/tests/test_modules/rv_kernel_ah.ko
+KAH=${RVERBS_KAH:-$RVERBS_TOP/tests/test_modules/rv_kernel_ah.ko}
 DBG=/sys/kernel/debug/rverbs
 
 trap 'rmmod rv_kernel_ah 2>/dev/null; teardown; ip link del vethk0 2>/dev/null' EXIT
