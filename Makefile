@@ -38,7 +38,7 @@ KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) 
 	$(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
 
 .PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint \
-	fmt help bench debug-kernel vm-debug check-debug
+	fmt help bench debug-kernel vm-debug check-debug check-all
 
 all: modules
 
@@ -106,6 +106,11 @@ debug-kernel: toolchain
 ## make check-debug     the suite again on the debug kernel, one VM boot
 check-debug: debug-kernel kdir
 	scripts/check.sh --debug
+
+## make check-all      both lanes, as CI (.ci/run) runs them: check, then
+##                      check-debug, and one closing line for both
+check-all:
+	scripts/check-all.sh
 
 ## make vm-debug CMD='...'  boot the debug kernel in QEMU and run CMD as root
 ##                      ($RVERBS_KO etc. name the modules built for it)

@@ -33,10 +33,13 @@ if [ $lane = debug ]; then
 	"$RVERBS_TOP/scripts/debug-modules.sh" || exit 1
 	vm_env=(RVERBS_VM_KERNEL="$kdir")
 	# The guest shows what it runs on before the suite.
-	cmd_prefix="echo \"# debug kernel: \$(uname -r)\";"
+	cmd_prefix="export RVERBS_LANE=debug; echo \"# debug kernel: \$(uname -r)\";"
 	cmd_prefix+=" grep -E '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|UBSAN|FAILSLAB)=' $kdir/.config | sed 's/^/# /';"
 	cmd_prefix+=" test -e /sys/kernel/debug/kmemleak -a -e /proc/lockdep || { echo '# kmemleak or lockdep is not live'; exit 1; };"
 fi
+
+# make check TESTS='a.sh b.sh': only those tests (tests/run_suite.sh).
+[ -n "${TESTS:-}" ] && cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$TESTS");"
 
 export RVERBS_VM_OUT=$out/vm
 env "${vm_env[@]}" "$RVERBS_TOP/scripts/vm.sh" "$cmd_prefix $RVERBS_TOP/tests/run_suite.sh $out/tests" 2>&1 |

@@ -4,8 +4,9 @@
 # guest.sh OUT - the first process of a vm.sh run, inside the guest.
 #
 # Runs the command line saved in OUT/cmd, with the environment of OUT/env,
-# and leaves, in OUT, its exit status
-# (rc), the kernel log (dmesg.log) and the taint flags (tainted).
+# and leaves, in OUT, its exit status (rc), the kernel log (dmesg.log,
+# written as the kernel logs it, from boot on: if the guest dies or hangs,
+# the log up to that point is there) and the taint flags (tainted).
 out=$1
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -22,12 +23,19 @@ kmod static-nodes --format=tmpfiles 2>/dev/null |
 		mknod -m "$mode" "$path" "${type%!}" "${devnum%:*}" "${devnum#*:}"
 	done
 
+# The kernel log, streamed from the first line of boot.
+dmesg --follow --nopager >"$out/dmesg.log" 2>&1 &
+dmesg_pid=$!
+
 # kmemleak (debug kernel): forget what boot left, report what the run left.
 kmemleak=/sys/kernel/debug/kmemleak
 [ -w $kmemleak ] && echo clear >$kmemleak
+# Where tests leave what vm.sh checks after the run (rverbs_detectors.sh).
+export RVERBS_GUEST_OUT=$out
 
 echo "rverbs-vm: running $(head -c 200 "$out/cmd")" >/dev/kmsg
-bash "$out/cmd"
+# The output goes to OUT/console.log, which vm.sh shows as it grows.
+bash "$out/cmd" >"$out/console.log" 2>&1
 rc=$?
 echo "rverbs-vm: done, exit status $rc" >/dev/kmsg
 if [ -w $kmemleak ]; then
@@ -36,10 +44,14 @@ if [ -w $kmemleak ]; then
 	echo scan >$kmemleak
 	sleep 6
 	echo scan >$kmemleak
-	cat $kmemleak >"$out/kmemleak.log"
+	cat $kmemleak >>"$out/kmemleak.log"
 	echo "rverbs-vm: kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.log") leak(s)" >/dev/kmsg
 fi
-dmesg >"$out/dmesg.log"
+echo "rverbs-vm: end of the log" >/dev/kmsg
+# Let the follower write the last lines.
+sleep 1
+kill "$dmesg_pid" 2>/dev/null
+wait "$dmesg_pid" 2>/dev/null
 cat /proc/sys/kernel/tainted >"$out/tainted"
 echo "$rc" >"$out/rc"
 sync

@@ -20,8 +20,8 @@ cwd=$PWD
 
 exec unshare --mount --propagation private -- /bin/bash -c '
 	set -e
-	root=$1 repo=$2 cache=$3 cwd=$4
-	shift 4
+	root=$1 repo=$2 cache=$3 cwd=$4 udevd=$5
+	shift 5
 	mount -t proc proc "$root/proc"
 	mount --rbind /sys "$root/sys"
 	mount --rbind /dev "$root/dev"
@@ -31,10 +31,16 @@ exec unshare --mount --propagation private -- /bin/bash -c '
 		mkdir -p "$root$d"
 		mount --bind "$d" "$root$d"
 	done
+	# The debug lane boots without udev (scripts/guest-udevd.sh):
+	# systemd-udevd is a link to udevadm, one binary for the daemon and
+	# the "trigger" and "settle" that virtme-init runs.
+	if [ -n "$udevd" ]; then
+		mount --bind "$udevd" "$root/usr/bin/udevadm"
+	fi
 	cd "$root$cwd" 2>/dev/null || cd "$root"
 	exec chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
 		RVERBS_CACHE="$cache" RVERBS_IN_ROOT=1 \
 		/bin/bash -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$cwd" "$@"
-' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "$@"
+' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "${RVERBS_GUEST_UDEVD:-}" "$@"

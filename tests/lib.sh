@@ -12,6 +12,7 @@
 #   rxe_pair_up / teardown   rxe0 and rxe1 on them; undo everything
 #   gid_index DEV GID [TYPE] index of a GID of TYPE in DEV's table
 #   takeover_on / _off       switch ib_core's verbs to Rust and back
+#   wait_until SECS CMD...   poll CMD until it succeeds
 #   counter NAME             a counter of /sys/kernel/debug/rverbs/counters
 
 RVERBS_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -85,6 +86,18 @@ print(":".join(b[i:i + 2].hex() for i in range(0, 16, 2)))' "$2") || return 1
 	return 1
 }
 
+# wait_until SECONDS CMD... - poll CMD every 0.1 s until it succeeds, for at
+# most SECONDS (a bound on a wait, never a timing check: generous, for the
+# debug kernel under TCG is many times slower than Debian's).
+wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
 # takeover_on / takeover_off - route ib_core's AH and XRCD verbs to the
 # Rust core (load rverbs_takeover.ko) or back to C (disable, unload); both
 # wait for the livepatch transition to finish.
@@ -92,24 +105,14 @@ RVERBS_TAKEOVER_KO=${RVERBS_TAKEOVER_KO:-$RVERBS_TOP/rverbs_takeover.ko}
 LP=/sys/kernel/livepatch/rverbs_takeover
 
 takeover_on() {
-	local i
 	insmod "$RVERBS_TAKEOVER_KO" || return 1
-	for ((i = 0; i < 100; i++)); do
-		[ "$(cat $LP/transition 2>/dev/null)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until 60 eval '[ "$(cat $LP/transition 2>/dev/null)" = 0 ]'
 }
 
 takeover_off() {
-	local i
 	[ -d $LP ] || return 0
 	echo 0 >$LP/enabled || return 1
-	for ((i = 0; i < 100; i++)); do
-		[ -d $LP ] || break
-		sleep 0.1
-	done
-	[ ! -d $LP ] && rmmod rverbs_takeover
+	wait_until 60 eval '[ ! -d $LP ]' && rmmod rverbs_takeover
 }
 
 # counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if absent).

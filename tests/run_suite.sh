@@ -36,11 +36,38 @@ done
 for t in $(make_list "$KSFT_DIR/rdma/Makefile" TEST_PROGS); do
 	tests+=("$KSFT_DIR/rdma/$t")
 done
+# The debug lane (make check-debug, RVERBS_LANE=debug) runs the tests of
+# DEBUG_LANE_TESTS and then its own: fault injection, and last the planted
+# bugs that prove its detectors work (lockdep turns itself off after its
+# first report).
+if [ "${RVERBS_LANE:-}" = debug ]; then
+	lane=" $(make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_TESTS | tr '\n' ' ') "
+	chosen=()
+	for t in "${tests[@]}"; do
+		[[ $lane == *" ${t##*/} "* ]] && chosen+=("$t")
+	done
+	tests=("${chosen[@]}")
+	for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_DEBUG); do
+		tests+=("$RVERBS_TOP/tests/$t")
+	done
+fi
+
+# RVERBS_TESTS="NAME..." (make check TESTS=...) runs only those tests.
+if [ -n "${RVERBS_TESTS:-}" ]; then
+	chosen=()
+	for t in "${tests[@]}"; do
+		[[ " $RVERBS_TESTS " == *" ${t##*/} "* ]] && chosen+=("$t")
+	done
+	tests=("${chosen[@]}")
+fi
 
 BASE_DIR=$KSFT_DIR
 # shellcheck source=/dev/null
 . "$BASE_DIR/kselftest/runner.sh"
 kselftest_override_timeout=$(sed -n 's/^timeout=//p' "$RVERBS_TOP/tests/settings")
+# The debug kernel (KASAN, lockdep, ... under TCG) runs the same tests
+# several times slower.
+[ "${RVERBS_LANE:-}" = debug ] && kselftest_override_timeout=$((kselftest_override_timeout * 3))
 
 ktap_print_header
 ktap_set_plan "${#tests[@]}"
@@ -50,6 +77,9 @@ for t in "${tests[@]}"; do
 	*) dir=rverbs ;;
 	esac
 	start=$SECONDS
+	# Names the test in the kernel log: scripts/logcheck.sh attributes
+	# each report to the test that was running.
+	echo "rverbs-vm: test $dir: ${t##*/} (tainted $(cat /proc/sys/kernel/tainted))" >/dev/kmsg
 	run_one "$dir" "$t"
 	ktap_print_msg "$dir: ${t##*/} took $((SECONDS - start)) s"
 done

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# logcheck.sh [--all] LOG - the kernel log checks of both lanes.
+#
+# Reads a kernel log (dmesg text, as guest.sh streams it from boot) and
+# prints every line that shows a problem: an oops, BUG, WARNING, lockdep,
+# KASAN, UBSAN, kmemleak or refcount report, a reference-tracker report, an
+# RCU stall, a soft lockup, a hung task, a netdev that cannot go away, a
+# restrack leak.  Each line is prefixed with the test that was running when
+# it appeared ("rverbs-vm: test NAME" lines, written by tests/run_suite.sh).
+# Exit status 1 when it printed anything.
+#
+# Two kinds of windows, opened by a test with a line
+#   rverbs-expect: begin detector <what>   ... rverbs-expect: end
+#   rverbs-expect: begin alloc-failures    ... rverbs-expect: end
+# change what counts:
+#   detector        a planted bug (tests/rverbs_detectors.sh): the test
+#                   itself runs this script with --all on the window and
+#                   expects the report; the lane skips the window.
+#   alloc-failures  fault injection (tests/rverbs_faults.sh): the kernel's
+#                   own report of an allocation that was made to fail
+#                   (warn_alloc's "page allocation failure" / "vmalloc
+#                   error" and its stack dump, "FAULT_INJECTION: forcing a
+#                   failure") is expected there; anything else is not.
+# --all ignores the windows (for the window's own check).
+set -uo pipefail
+
+all=0
+[ "${1:-}" = --all ] && { all=1; shift; }
+log=${1:?usage: logcheck.sh [--all] LOG}
+
+# Lockdep's reports start with WARNING: or BUG: ("WARNING: possible circular
+# locking dependency detected", "BUG: held lock freed!"); its boot banner
+# ("RCU lockdep checking is enabled") and kmemleak's ("memory leak detector
+# initialized") are not reports.
+pattern='Oops|BUG:|WARNING:|kernel BUG|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|lockdep is turned off|suspicious RCU usage|INFO: rcu_.* detected stall|soft lockup|hung_task|UBSAN:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|unreferenced object|unregister_netdevice: waiting for|refcount_t:|ref_tracker|RESTRACK'
+
+awk -v pat="$pattern" -v all=$all '
+	/rverbs-vm: test / {
+		t = $0; sub(/.*rverbs-vm: test /, "", t); sub(/ \(tainted.*/, "", t)
+		test = t; next
+	}
+	/rverbs-vm: / { next }
+	!all && /rverbs-expect: begin detector/ { window = "detector"; next }
+	!all && /rverbs-expect: begin alloc-failures/ { window = "alloc"; next }
+	!all && /rverbs-expect: end/ { window = ""; excused = 0; next }
+	/rverbs-expect: / { next }
+	window == "detector" { next }
+	window == "alloc" {
+		if ($0 ~ /page allocation failure|vmalloc error|FAULT_INJECTION: forcing a failure/) { excused = 1; next }
+		if (excused) {
+			# The stack dump and memory summary of that report, up to
+			# the end of its trace.
+			if ($0 ~ /<\/TASK>/) excused = 0
+			next
+		}
+	}
+	$0 ~ pat {
+		printf "%s: %s\n", (test == "" ? "(before the first test)" : test), $0
+		n++
+	}
+	END { exit n > 0 }
+' "$log"

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fault_nth - make the n-th fault-injectable call (slab allocation, page
+ * allocation) of one entry point fail, for n = 1, 2, ... until the call
+ * succeeds without a fault: /proc/thread-self/fail-nth, armed right before
+ * the one system call that reaches the entry point (raw uverbs write,
+ * netlink request, finit_module) and read back right after it.
+ *
+ *   fault_nth [-a ALL] [-e EVERY] ENTRY [ARGS]
+ *     ucontext DEV              GET_CONTEXT               (open of the device)
+ *     pd DEV                    ALLOC_PD
+ *     ah DEV SGID_INDEX DGID    CREATE_AH                 (rdma_create_user_ah)
+ *     destroy_ah DEV SGID DGID  DESTROY_AH                (rdma_destroy_ah_user)
+ *     xrcd DEV                  OPEN_XRCD                 (ib_alloc_xrcd_user)
+ *     close_xrcd DEV            CLOSE_XRCD                (ib_dealloc_xrcd_user)
+ *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
+ *     module PATH [PARAMS]      finit_module              (module load)
+ *
+ * With -a ALL -e EVERY, only the first ALL fault points are each made to
+ * fail, then every EVERY-th (for entry points with hundreds of points, all
+ * but a few of them in the driver core's sysfs code: "rdma link add" and the
+ * module load, which take seconds per point on the debug kernel).
+ *
+ * After each injected failure the object must not exist and the next
+ * attempt starts from the same state; what succeeded despite a fault is
+ * undone (destroyed, deleted, unloaded) before the next n.  Prints one line
+ * per fault point ("# n=3: -ENOMEM", or "# n=3: succeeded" when the call
+ * absorbed the fault) and last
+ *   ENTRY: N fault points, errnos E1,E2,...
+ * or, with -a/-e, "ENTRY: N fault points (of about M), errnos ...".
+ * Exit status 0 when the call finally succeeded without a fault, 1 when an
+ * injected failure was not clean (a success reported as failure or the
+ * other way round, an unexpected errno, an undo that failed), 2 on a usage
+ * or set-up error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include "uverbs_raw.h"
+
+#define MAX_POINTS 4000
+
+static int fail_fd = -1;
+
+static void fail_arm(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	if (pwrite(fail_fd, buf, len, 0) != len) {
+		perror("fail-nth");
+		exit(2);
+	}
+}
+
+/* Disarms and tells whether the armed fault was injected. */
+static int fail_injected(void)
+{
+	char buf[16] = "";
+	int injected;
+
+	if (pread(fail_fd, buf, sizeof(buf) - 1, 0) <= 0) {
+		perror("fail-nth");
+		exit(2);
+	}
+	injected = atoi(buf) == 0;
+	if (pwrite(fail_fd, "0", 1, 0) != 1) {
+		perror("fail-nth");
+		exit(2);
+	}
+	return injected;
+}
+
+/* ------------------------------------------------------------------ */
+/* uverbs                                                              */
+
+struct uv {
+	const char *dev;
+	int fd;
+	__u32 pd;
+	int sgid;
+	__u8 dgid[16];
+};
+
+static int uv_open(struct uv *uv, int with_context, int with_pd)
+{
+	struct ib_uverbs_get_context_resp ctx = {};
+	int ret;
+
+	uv->fd = uverbs_open(uv->dev);
+	if (uv->fd < 0)
+		return uv->fd;
+	if (!with_context)
+		return 0;
+	ret = get_context(uv->fd, &ctx);
+	if (!ret && with_pd)
+		ret = alloc_pd(uv->fd, &uv->pd);
+	if (ret)
+		close(uv->fd);
+	return ret;
+}
+
+static int create_ah(struct uv *uv, __u32 *handle)
+{
+	/* The command's response, then room for the driver's. */
+	union {
+		struct ib_uverbs_create_ah_resp ah;
+		__u64 room[16];
+	} resp = {};
+	struct ib_uverbs_create_ah cmd = {
+		.response = (uintptr_t)&resp,
+		.pd_handle = uv->pd,
+		.attr = {
+			.is_global = 1,
+			.port_num = 1,
+			.grh = { .sgid_index = uv->sgid, .hop_limit = 64 },
+		},
+	};
+	int ret;
+
+	memcpy(cmd.attr.grh.dgid, uv->dgid, 16);
+	ret = uv_cmd(uv->fd, IB_USER_VERBS_CMD_CREATE_AH, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*handle = resp.ah.ah_handle;
+	return ret;
+}
+
+static int destroy_ah(struct uv *uv, __u32 handle)
+{
+	struct ib_uverbs_destroy_ah cmd = { .ah_handle = handle };
+
+	return uv_cmd(uv->fd, IB_USER_VERBS_CMD_DESTROY_AH, &cmd, sizeof(cmd), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* netlink                                                             */
+
+static void nl_put_str(struct nlmsghdr *nh, __u16 type, const char *s)
+{
+	struct nlattr *a = (struct nlattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+	size_t len = strlen(s) + 1;
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, s, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* Sends @req with the fault armed; 0 or the request's -errno. */
+static int nl_request(int sk, struct nlmsghdr *req, unsigned int n, int *injected)
+{
+	char buf[8192];
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	ssize_t len;
+
+	fail_arm(n);
+	len = send(sk, req, req->nlmsg_len, 0);
+	*injected = fail_injected();
+	if (len < 0)
+		return -errno;
+	for (;;) {
+		len = recv(sk, buf, sizeof(buf), 0);
+		if (len < 0)
+			return -errno;
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len))
+			if (nh->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+	}
+}
+
+static int link_newlink(int sk, const char *name, const char *type, const char *netdev,
+			unsigned int n, int *injected)
+{
+	__u64 buf[64] = {};
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+	nh->nlmsg_len = NLMSG_HDRLEN;
+	nh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK);
+	nh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nl_put_str(nh, RDMA_NLDEV_ATTR_DEV_NAME, name);
+	nl_put_str(nh, RDMA_NLDEV_ATTR_LINK_TYPE, type);
+	nl_put_str(nh, RDMA_NLDEV_ATTR_NDEV_NAME, netdev);
+	return nl_request(sk, nh, n, injected);
+}
+
+static int link_delete(const char *name)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rdma link delete %s", name);
+	return system(cmd) ? -EIO : 0;
+}
+
+static int link_exists(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *errname(int err)
+{
+	static char buf[32];
+
+	switch (-err) {
+	case ENOMEM: return "ENOMEM";
+	case EINVAL: return "EINVAL";
+	case EFAULT: return "EFAULT";
+	case ENODEV: return "ENODEV";
+	case EIO: return "EIO";
+	case ENOBUFS: return "ENOBUFS";
+	case EAGAIN: return "EAGAIN";
+	case ENOENT: return "ENOENT";
+	case EEXIST: return "EEXIST";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	}
+	snprintf(buf, sizeof(buf), "%d", err);
+	return buf;
+}
+
+static const char usage_text[] =
+	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd DEV\n"
+	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
+	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
+	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
+
+static void usage(void)
+{
+	fputs(usage_text, stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *entry;
+	char errnos[4096] = "";
+	struct uv uv = {};
+	unsigned int n, all = ~0u, every = 1;
+	int points = 0, bad = 0, sk = -1, mod_fd = -1, opt;
+
+	while ((opt = getopt(argc, argv, "+a:e:")) != -1) {
+		if (opt == 'a')
+			all = atoi(optarg);
+		else if (opt == 'e')
+			every = atoi(optarg) > 0 ? atoi(optarg) : 1;
+		else
+			usage();
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	entry = argc > 1 ? argv[1] : "";
+	if (argc < 3)
+		usage();
+	fail_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (fail_fd < 0) {
+		perror("/proc/thread-self/fail-nth");
+		return 2;
+	}
+	uv.dev = argv[2];
+	if (!strcmp(entry, "ah") || !strcmp(entry, "destroy_ah")) {
+		struct in6_addr a;
+
+		if (argc != 5 || inet_pton(AF_INET6, argv[4], &a) != 1)
+			usage();
+		uv.sgid = atoi(argv[3]);
+		memcpy(uv.dgid, &a, 16);
+	} else if (!strcmp(entry, "link")) {
+		if (argc != 5)
+			usage();
+		sk = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+		if (sk < 0) {
+			perror("netlink");
+			return 2;
+		}
+	} else if (!strcmp(entry, "module")) {
+		mod_fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (mod_fd < 0) {
+			perror(argv[2]);
+			return 2;
+		}
+	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
+		   strcmp(entry, "close_xrcd")) {
+		usage();
+	}
+
+	for (n = 1; n <= MAX_POINTS; n += n < all ? 1 : every) {
+		int ret = 0, injected = 0, undo = 0;
+		__u32 handle = 0;
+
+		if (!strcmp(entry, "ucontext")) {
+			struct ib_uverbs_get_context_resp ctx = {};
+
+			if (uv_open(&uv, 0, 0))
+				goto setup;
+			fail_arm(n);
+			ret = get_context(uv.fd, &ctx);
+			injected = fail_injected();
+			close(uv.fd);
+		} else if (!strcmp(entry, "pd")) {
+			if (uv_open(&uv, 1, 0))
+				goto setup;
+			fail_arm(n);
+			ret = alloc_pd(uv.fd, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = dealloc_pd(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "ah")) {
+			if (uv_open(&uv, 1, 1))
+				goto setup;
+			fail_arm(n);
+			ret = create_ah(&uv, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = destroy_ah(&uv, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "destroy_ah")) {
+			if (uv_open(&uv, 1, 1) || create_ah(&uv, &handle))
+				goto setup;
+			fail_arm(n);
+			ret = destroy_ah(&uv, handle);
+			injected = fail_injected();
+			/* A destroy that failed leaves the AH: it must go now. */
+			if (ret)
+				undo = destroy_ah(&uv, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "xrcd")) {
+			if (uv_open(&uv, 1, 0))
+				goto setup;
+			fail_arm(n);
+			ret = open_xrcd(uv.fd, -1, O_CREAT, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = close_xrcd(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "close_xrcd")) {
+			if (uv_open(&uv, 1, 0) || open_xrcd(uv.fd, -1, O_CREAT, &handle))
+				goto setup;
+			fail_arm(n);
+			ret = close_xrcd(uv.fd, handle);
+			injected = fail_injected();
+			if (ret)
+				undo = close_xrcd(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "link")) {
+			int created, exists;
+
+			ret = link_newlink(sk, argv[2], argv[3], argv[4], n, &injected);
+			created = ret == 0;
+			exists = link_exists(argv[2]);
+			if (created != exists) {
+				printf("# n=%u: %s, but %s %s\n", n, ret ? errname(ret) : "ok",
+				       argv[2], ret ? "exists" : "does not exist");
+				bad = 1;
+			}
+			if (exists)
+				undo = link_delete(argv[2]);
+		} else {
+			const char *params = argc > 3 ? argv[3] : "";
+
+			fail_arm(n);
+			ret = syscall(SYS_finit_module, mod_fd, params, 0) ? -errno : 0;
+			injected = fail_injected();
+			if (!ret) {
+				/* The module's name: the file's, up to ".ko". */
+				char name[64], *dot;
+
+				snprintf(name, sizeof(name), "%s", strrchr(argv[2], '/') ?
+					 strrchr(argv[2], '/') + 1 : argv[2]);
+				dot = strstr(name, ".ko");
+				if (dot)
+					*dot = '\0';
+				undo = syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+			}
+		}
+
+		if (undo) {
+			printf("# n=%u: undoing it failed: %s\n", n, errname(undo));
+			bad = 1;
+		}
+		if (!injected) {
+			/* No n-th fault point: the call ran to its end. */
+			if (ret) {
+				printf("# n=%u: no fault injected, yet %s\n", n, errname(ret));
+				bad = 1;
+			}
+			break;
+		}
+		points++;
+		if (ret) {
+			printf("# n=%u: %s\n", n, errname(ret));
+			if (strlen(errnos) < sizeof(errnos) - 16)
+				snprintf(errnos + strlen(errnos), sizeof(errnos) - strlen(errnos),
+					 "%s%s", *errnos ? "," : "", errname(ret));
+		} else {
+			printf("# n=%u: succeeded\n", n);
+		}
+		fflush(stdout);
+	}
+	if (n > MAX_POINTS) {
+		printf("# still failing after %d fault points\n", MAX_POINTS);
+		bad = 1;
+	}
+	if (all != ~0u && n > all)
+		printf("%s: %d fault points (of about %u), errnos %s\n", entry, points, n - 1,
+		       *errnos ? errnos : "-");
+	else
+		printf("%s: %d fault points, errnos %s\n", entry, points, *errnos ? errnos : "-");
+	return bad;
+
+setup:
+	fprintf(stderr, "fault_nth: setting up %s on %s failed at n=%u\n", entry, uv.dev, n);
+	return 2;
+}

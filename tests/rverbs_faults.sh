@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fault injection of every error path (debug lane): for each entry point,
+# the n-th slab or page allocation of the one system call that reaches it
+# fails, for n = 1, 2, ... until the call succeeds without a fault
+# (fault_nth.c, /proc/thread-self/fail-nth).  Every injected failure must
+# give a clean error and leave nothing behind; the next attempt must work
+# from the same state.  Checked after each entry point: the Rust core's
+# AH and XRCD counters balance, rv0's debugfs resources, ib_core's resource
+# tracking ("rdma res") and the list of RDMA devices are as before, and
+# the kernel log shows nothing but the reports of the failed allocations
+# themselves (the "alloc-failures" window of scripts/logcheck.sh).
+# kmemleak, at the end of the run, finds anything left unreferenced.
+#
+# Entry points: rdma_create_user_ah and rdma_destroy_ah_user on soft-RoCE
+# (rxe0) and rv0, C core and Rust core; ib_alloc_xrcd_user and
+# ib_dealloc_xrcd_user on rv0, C and Rust (soft-RoCE has no XRC); rv0's
+# ucontext and PD creation; "rdma link add ... type rverbs"; loading
+# rverbs.ko (these two: the first 48 fault points, then every 16th, unless
+# RVERBS_FAULTS=all).  Each case reports its number of fault points and
+# fails if there is none.
+. "$(dirname "$0")/lib.sh"
+
+FAULT=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/fault_nth
+DBG=/sys/kernel/debug
+
+trap 'echo Y >/sys/kernel/debug/failslab/ignore-gfp-wait 2>/dev/null; rdma link del rv0 2>/dev/null; ip link del veth2 2>/dev/null; teardown' EXIT
+
+ktap_print_header
+if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
+	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
+	exit "$KSFT_SKIP"
+fi
+ktap_set_plan 22
+
+# GFP_KERNEL allocations too (failslab ignores them by default), and no
+# stack dump per injected fault.
+echo N >$DBG/failslab/ignore-gfp-wait
+echo 0 >$DBG/failslab/verbose
+echo 0 >$DBG/fail_page_alloc/verbose
+
+# rv0 before rxe0 on veth0 (rverbs refuses a netdev that soft-RoCE has);
+# veth2 for the link added under faults.
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+	rdma link add rv0 type rverbs netdev veth0 && rdma link add rxe0 type rxe netdev veth0 &&
+	ip link add veth2 type veth peer name veth3 && ip link set veth2 up ||
+	ktap_exit_fail_msg "setup failed"
+ping -c 1 -W 2 $IP4_B >/dev/null
+PEER=::ffff:$IP4_B
+
+# What must be the same before and after an entry point's run.
+state() {
+	echo "ah live $(($(counter ah_created) - $(counter ah_destroyed)))"
+	echo "xrcd live $(($(counter xrcd_allocated) - $(counter xrcd_deallocated)))"
+	cat $DBG/rverbs/rv0/resources 2>/dev/null
+	rdma res show 2>&1
+	ls /sys/class/infiniband 2>&1
+	grep -E '^rverbs' /proc/modules | cut -d' ' -f1
+}
+
+declare -A ERRNOS
+
+# run CASE ARGS... - fault_nth ARGS as one KTAP case named CASE.
+run() {
+	local desc=$1 before after out rc last points
+	shift
+	before=$(state)
+	echo "rverbs-expect: begin alloc-failures ($desc)" >/dev/kmsg
+	out=$("$FAULT" "$@" 2>&1)
+	rc=$?
+	echo "rverbs-expect: end" >/dev/kmsg
+	after=$(state)
+	printf '%s\n' "$out" | grep '^# n=' | tail -n 3
+	last=$(printf '%s\n' "$out" | tail -n 1)
+	ktap_print_msg "$desc: $last"
+	points=$(printf '%s\n' "$last" | sed -n 's/.*: \([0-9]*\) fault points.*/\1/p')
+	ERRNOS[$desc]=$(printf '%s\n' "$last" | sed -n 's/.*errnos //p' | tr ',' '\n' | sort -u | tr '\n' ' ')
+	if [ "$before" != "$after" ]; then
+		ktap_print_msg "$desc: left something behind:"
+		diff <(echo "$before") <(echo "$after") | sed 's/^/# /'
+		rc=1
+	fi
+	if [ "$rc" = 0 ] && [ "${points:-0}" -gt 0 ]; then
+		ktap_test_pass "$desc: ${points} fault points, all clean"
+	else
+		printf '%s\n' "$out" | grep -v '^# n=.*: ENOMEM$' | tail -n 5 | sed 's/^/# /'
+		ktap_test_fail "$desc: ${points:-no} fault points, rc $rc"
+	fi
+}
+
+# same_errnos A B - the errnos of two runs, as sets, are the same.
+same_errnos() {
+	ktap_print_msg "errnos: $1: ${ERRNOS[$1]}; $2: ${ERRNOS[$2]}"
+	ksft_check "$1 and $2 fail with the same errnos" [ "${ERRNOS[$1]}" = "${ERRNOS[$2]}" ]
+}
+
+for dev in rxe0 rv0; do
+	sgid=$(gid_index $dev ::ffff:$IP4_A) || ktap_exit_fail_msg "no IPv4 RoCE v2 GID on $dev"
+	for core in C Rust; do
+		if [ $core = Rust ]; then
+			takeover_on || ktap_exit_fail_msg "takeover_on failed"
+		fi
+		run "create_user_ah $dev [$core]" ah $dev "$sgid" $PEER
+		run "destroy_ah_user $dev [$core]" destroy_ah $dev "$sgid" $PEER
+		if [ $dev = rv0 ]; then
+			run "alloc_xrcd_user $dev [$core]" xrcd $dev
+			run "dealloc_xrcd_user $dev [$core]" close_xrcd $dev
+		fi
+		if [ $core = Rust ]; then
+			takeover_off || ktap_exit_fail_msg "takeover_off failed"
+		fi
+	done
+	same_errnos "create_user_ah $dev [C]" "create_user_ah $dev [Rust]"
+	same_errnos "destroy_ah_user $dev [C]" "destroy_ah_user $dev [Rust]"
+done
+same_errnos "alloc_xrcd_user rv0 [C]" "alloc_xrcd_user rv0 [Rust]"
+same_errnos "dealloc_xrcd_user rv0 [C]" "dealloc_xrcd_user rv0 [Rust]"
+
+run "rv0 ucontext" ucontext rv0
+run "rv0 alloc_pd" pd rv0
+# These two have hundreds of fault points, almost all in the driver core's
+# sysfs code (device_add of the IB device and its ports, of the module),
+# at seconds each on the debug kernel: every one of the first 48, then
+# every 16th, unless RVERBS_FAULTS=all.
+sparse=(-a 48 -e 16)
+[ "${RVERBS_FAULTS:-}" = all ] && sparse=()
+run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
+
+rdma link del rxe0
+rdma link del rv0 && rmmod rverbs || ktap_exit_fail_msg "unloading rverbs failed"
+run "rverbs.ko load" "${sparse[@]}" module "$RVERBS_KO"
+[ -d $DBG/rverbs ] && ktap_print_msg "rverbs' debugfs directory is left"
+
+echo Y >$DBG/failslab/ignore-gfp-wait
+ktap_finished
