@@ -34,9 +34,15 @@ kmemleak=/sys/kernel/debug/kmemleak
 export RVERBS_GUEST_OUT=$out
 
 echo "rverbs-vm: running $(head -c 200 "$out/cmd")" >/dev/kmsg
-# The output goes to OUT/console.log, which vm.sh shows as it grows.
-bash "$out/cmd" >"$out/console.log" 2>&1
-rc=$?
+# The output goes to OUT/console.log, which vm.sh shows as it grows,
+# through a pipe.  kselftest's runner writes each test's output to
+# /dev/stdout (runner.sh: 4>>"$logfile"), which virtme-init links to its
+# own virtio port (virtme.dev_stdout, the host's vng output, boot.log
+# here): make it mean this process's standard output again.
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
+bash "$out/cmd" 2>&1 | cat >>"$out/console.log"
+rc=${PIPESTATUS[0]}
 echo "rverbs-vm: done, exit status $rc" >/dev/kmsg
 if [ -w $kmemleak ]; then
 	# An object is reported once it has looked unreferenced for two scans
