@@ -13,6 +13,7 @@
 #   gid_index DEV GID [TYPE] index of a GID of TYPE in DEV's table
 #   takeover_on / _off       switch ib_core's verbs to Rust and back
 #   wait_until SECS CMD...   poll CMD until it succeeds
+#   wait_listen NETNS PORT   until a TCP server listens there
 #   counter NAME             a counter of /sys/kernel/debug/rverbs/counters
 
 RVERBS_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -96,6 +97,12 @@ wait_until() {
 		[ $SECONDS -ge $deadline ] && return 1
 		sleep 0.1
 	done
+}
+
+# wait_listen NETNS PORT - wait (up to 60 s) until a TCP socket listens on
+# PORT in NETNS: the server side of a ping-pong is ready for its client.
+wait_listen() {
+	wait_until 60 eval "ip netns exec $1 ss -Hltn 'sport = :$2' | grep -q ."
 }
 
 # takeover_on / takeover_off - route ib_core's AH and XRCD verbs to the

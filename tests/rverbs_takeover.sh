@@ -27,7 +27,7 @@ pingpong() {
 	ip netns exec $NS timeout 120 $prog -d rxe1 -g "$GID_B" -n "$iters" -p "$port" \
 		>/tmp/$prog.srv 2>&1 &
 	srv=$!
-	sleep 2
+	wait_listen $NS "$port"
 	timeout 120 $prog -d rxe0 -g "$GID_A" -n "$iters" -p "$port" $IP4_B >/tmp/$prog.cli 2>&1
 	rc=$?
 	wait $srv || rc=1
