@@ -9,9 +9,11 @@
  *   bug=abba          two mutexes taken in both orders, one after the
  *                     other in one task (lockdep: no deadlock happens, the
  *                     order inversion alone is the report)
- *   bug=leak          an allocation of 4321 bytes that begins with
- *                     "rv_planted leak!" and whose only pointer is dropped,
- *                     in a kworker (kmemleak, at its next scans)
+ *   bug=leak          16 allocations of 4321 bytes that begin with
+ *                     "rv_planted leak!" and whose only pointers are
+ *                     dropped, in a kworker (kmemleak, at its next scans;
+ *                     a stale copy of a pointer in a register or on a stack
+ *                     may hide one or two of them, not all)
  *   bug=atomic_sleep  a GFP_KERNEL allocation under a spinlock
  *                     (DEBUG_ATOMIC_SLEEP)
  *
@@ -30,6 +32,7 @@ module_param(bug, charp, 0444);
 MODULE_PARM_DESC(bug, "the bug to plant: uaf, abba, leak or atomic_sleep");
 
 #define RV_PLANTED_LEAK_SIZE 4321
+#define RV_PLANTED_LEAKS 16
 
 static DEFINE_MUTEX(rv_planted_a);
 static DEFINE_MUTEX(rv_planted_b);
@@ -83,11 +86,15 @@ static noinline void rv_planted_fill(u8 *p)
  */
 static void rv_planted_leak_work(struct work_struct *work)
 {
-	u8 *p = kmalloc(RV_PLANTED_LEAK_SIZE, GFP_KERNEL);
+	int i;
 
-	if (p)
-		rv_planted_fill(p);
-	/* The only pointer to it ends here. */
+	for (i = 0; i < RV_PLANTED_LEAKS; i++) {
+		u8 *p = kmalloc(RV_PLANTED_LEAK_SIZE, GFP_KERNEL);
+
+		if (p)
+			rv_planted_fill(p);
+		/* The only pointer to it ends here. */
+	}
 }
 
 static DECLARE_WORK(rv_planted_leak_item, rv_planted_leak_work);
