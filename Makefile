@@ -37,7 +37,7 @@ endif
 KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) \
 	$(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
 
-.PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint \
+.PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint harness-selftest \
 	fmt help bench debug-kernel vm-debug check-debug check-all
 
 all: modules
@@ -95,16 +95,20 @@ fmt: $(KDIR_DEP)
 	scripts/lint.sh --fix
 
 ## make check           lint + build + the whole kselftest suite, one VM boot
-check: kdir lint
+check: kdir lint harness-selftest
 	$(MAKE) modules
 	scripts/check.sh
+
+## make harness-selftest  planted harness failures must fail a run (host only)
+harness-selftest:
+	@scripts/harness-selftest.sh
 
 ## make debug-kernel    build or reuse the debug kernel (KASAN, lockdep, ...)
 debug-kernel: toolchain
 	@scripts/mkdebugkernel.sh
 
 ## make check-debug     the suite again on the debug kernel, one VM boot
-check-debug: debug-kernel kdir
+check-debug: debug-kernel kdir harness-selftest
 	scripts/check.sh --debug
 
 ## make check-all      both lanes, as CI (.ci/run) runs them: check, then

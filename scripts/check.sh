@@ -59,6 +59,8 @@ if [ "$vm_rc" -ne 0 ] && [ "$sum_rc" -eq 0 ]; then
 	{
 		echo "failed:"
 		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm/)"
+		# The kernel log's reports, each named with its test.
+		[ -s "$out/vm/logcheck.txt" ] && head -n 10 "$out/vm/logcheck.txt" | sed 's/^/    /'
 		echo "$passed passed, 1 failed, $skipped skipped"
 	} >>"$out/summary"
 	sum_rc=1

@@ -13,9 +13,16 @@
 # test that exited 2, e.g. a bash syntax error) are failures.  Prints the failed
 # and skipped cases, then the closing line "N passed, N failed, N skipped";
 # exits non-zero when anything failed or the suite did not finish.
-log=${1:?usage: ktap-summary.sh LOG}
+#
+# Skips are pinned: a skipped case (or a whole test skipped) that is not in
+# EXPECTED_SKIPS (default tests/expected-skips: "TEST: CASE | why") fails as
+# an unexpected skip; a listed case that passed is reported (the list is out
+# of date), and does not fail the run.
+log=${1:?usage: ktap-summary.sh LOG [EXPECTED_SKIPS]}
+expected=${2:-$(dirname "$0")/../tests/expected-skips}
+[ -r "$expected" ] || { echo "ktap-summary.sh: cannot read $expected" >&2; exit 2; }
 
-awk '
+awk -v expected="$expected" '
 function reset() { np = 0; nf = 0; ns = 0; nplan = -1 }
 function result(line,    ok, name, directive) {
 	ok = (line !~ /^not ok/)
@@ -31,12 +38,24 @@ function result(line,    ok, name, directive) {
 	if (directive ~ /^(XFAIL|XPASS)/) return "fail\t" name "\t" directive
 	return (ok ? "pass" : "fail") "\t" name "\t" directive
 }
-function count(kind, name, why) {
+function count(kind, name, why,    key) {
+	key = name; sub(/^rverbs: /, "", key)
+	if (kind == "skip" && !(key in xskip)) { kind = "fail"; why = "unexpected skip: " why }
+	if (kind == "pass" && key in xskip) stale[++nstale] = key
 	if (kind == "pass") passed++
 	else if (kind == "fail") { failed++; fails[failed] = name (why != "" ? " (" why ")" : "") }
-	else { skipped++; skips[skipped] = name (why != "" ? " (" why ")" : "") }
+	else { skipped++; skips[skipped] = name " (" xskip[key] ")" }
 }
-BEGIN { reset(); plan = -1; seen = 0 }
+BEGIN {
+	reset(); plan = -1; seen = 0
+	while ((getline line < expected) > 0) {
+		if (line ~ /^[ \t]*(#|$)/) continue
+		i = index(line, " | ")
+		if (i == 0) { printf "%s: no \" | \" in: %s\n", expected, line > "/dev/stderr"; exit 2 }
+		xskip[substr(line, 1, i - 1)] = substr(line, i + 3)
+	}
+	close(expected)
+}
 /^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0; next }
 /^# selftests: / { reset(); test = substr($0, 14); next }
 /^# 1\.\.[0-9]+/ { nplan = substr($2, 4) + 0; next }
@@ -70,7 +89,11 @@ END {
 		failed++
 		fails[failed] = sprintf("suite did not finish: %d of %d tests reported", seen, plan < 0 ? 0 : plan)
 	}
-	if (skipped) { print "skipped:"; for (i = 1; i <= skipped; i++) print "  " skips[i] }
+	if (skipped) { print "skipped (expected, tests/expected-skips):"; for (i = 1; i <= skipped; i++) print "  " skips[i] }
+	if (nstale) {
+		print "listed as expected skips, yet passed (update tests/expected-skips):"
+		for (i = 1; i <= nstale; i++) print "  " stale[i]
+	}
 	if (failed) { print "failed:"; for (i = 1; i <= failed; i++) print "  " fails[i] }
 	printf "%d passed, %d failed, %d skipped\n", passed, failed, skipped
 	exit failed != 0

@@ -142,6 +142,7 @@ rc=$(cat "$out/rc")
 # Kernel log checks (scripts/logcheck.sh), each report named with the test
 # that was running.
 if ! bad=$("$RVERBS_TOP/scripts/logcheck.sh" "$out/dmesg.log"); then
+	printf '%s\n' "$bad" >"$out/logcheck.txt"
 	info "the guest kernel log shows a problem ($out/dmesg.log):"
 	printf '%s\n' "$bad" | head -n 20 | sed 's/^/  /' >&2
 	exit 1

@@ -279,10 +279,18 @@ check "active_mtu 1024 with veth0's MTU 1500" wait_port 'active_mtu:[[:space:]]+
 
 # pyverbs
 msg "C core: $c_total tests, $(grep -c $'\tok\t' "$TMP/c") passed"
-check "[C] rdma-core tests ran on rv0 ($c_total tests)" test "$c_total" -gt 20
+# The floor: what rdma-core 65.0's tests (scripts/toolchain.manifest) pass
+# on rv0 today; a regression that turns passes into skips must not go
+# unseen.  The same test by test with the Rust core (below).
+RV0_MIN_PASS=19
+c_pass=$(grep -c $'\tok\t' "$TMP/c")
+check "[C] rdma-core tests ran on rv0: $c_pass of $c_total passed, at least $RV0_MIN_PASS" \
+	test "$c_pass" -ge $RV0_MIN_PASS
 report "[C]" "$TMP/c"
 msg "Rust core: $rust_total tests, $(grep -c $'\tok\t' "$TMP/rust") passed, $rust_created AHs created in Rust"
-check "[Rust] rdma-core tests ran on rv0 ($rust_total tests)" test "$rust_total" -gt 20
+rust_pass=$(grep -c $'\tok\t' "$TMP/rust")
+check "[Rust] rdma-core tests ran on rv0: $rust_pass of $rust_total passed, at least $RV0_MIN_PASS" \
+	test "$rust_pass" -ge $RV0_MIN_PASS
 report "[Rust]" "$TMP/rust"
 check "same results test by test with the Rust core" diff -u "$TMP/c" "$TMP/rust"
 check "the Rust run created its AHs in Rust ($rust_created) and every AH was destroyed" \

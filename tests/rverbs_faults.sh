@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fault injection of every error path (debug lane): for each entry point,
-# the n-th slab or page allocation of the one system call that reaches it
-# fails, for n = 1, 2, ... until the call succeeds without a fault
-# (fault_nth.c, /proc/thread-self/fail-nth).  Every injected failure must
+# the n-th slab allocation, page allocation or user copy of the one system
+# call that reaches it fails, for n = 1, 2, ... until the call succeeds
+# without a fault (fault_nth.c, /proc/thread-self/fail-nth).  The destroy
+# verbs allocate nothing: their fault points are the copies of the command
+# (the object must survive them); a create's last ones are the copies of its
+# answer (the object, already made, must be destroyed again).  Every injected failure must
 # give a clean error and leave nothing behind; the next attempt must work
 # from the same state.  Checked after each entry point: the Rust core's
 # AH and XRCD counters balance, rv0's debugfs resources, ib_core's resource

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# harness-selftest.sh - the suite's own judges, judged: planted harness
+# failures that must make a run fail and name the test.
+#
+# Runs on the host, with no VM, before "make check" boots one: synthetic
+# KTAP logs through scripts/ktap-summary.sh and a synthetic kernel log
+# through scripts/logcheck.sh.  Each case plants one kind of failure in an
+# otherwise passing run (a test that exits 2, a missing nested case, a test
+# with no KTAP output, an unexpected skip, a suite cut short, a kernel
+# WARNING during one test) and expects a failed run that names the test; a
+# control case expects the unplanted run to pass, with its expected skip
+# counted as a skip.  Prints KTAP; exits non-zero if any case fails.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
+
+cat >"$tmp/skips" <<'EOF'
+# synthetic
+t_skip.sh: case b | a reviewed reason
+EOF
+
+# A passing run of three tests, the second with an expected skip; "@@n@@"
+# marks where each case plants its failure.
+good() {
+	cat <<'EOF'
+TAP version 13
+1..3
+# selftests: rverbs: t_one.sh
+# TAP version 13
+# 1..2
+# ok 1 case a
+# ok 2 case b
+ok 1 selftests: rverbs: t_one.sh
+# selftests: rverbs: t_skip.sh
+# TAP version 13
+# 1..2
+# ok 1 case a
+# ok 2 case b # SKIP a reason
+ok 2 selftests: rverbs: t_skip.sh
+# selftests: rverbs: t_three.sh
+# TAP version 13
+# 1..1
+# ok 1 case a
+ok 3 selftests: rverbs: t_three.sh
+EOF
+}
+
+# summary CASE LOG-ON-STDIN - ktap-summary.sh's output and status.
+summary() {
+	cat >"$tmp/$1.log"
+	"$top/scripts/ktap-summary.sh" "$tmp/$1.log" "$tmp/skips" >"$tmp/$1.out" 2>&1
+}
+
+# expect_fail CASE TEST WHY RC - the run failed (RC), and its list of
+# failures names TEST and says WHY.
+expect_fail() {
+	local desc=$1 test=$2 why=$3 rc=$4
+	if [ "$rc" -ne 0 ] && sed -n '/^failed:/,$p' "$tmp/$desc.out" | grep -F "$test" | grep -qF "$why" &&
+		tail -n 1 "$tmp/$desc.out" | grep -qE '^[0-9]+ passed, [1-9][0-9]* failed'; then
+		ok "$desc: the run fails and names $test"
+	else
+		sed 's/^/# /' "$tmp/$desc.out"
+		not_ok "$desc: the run fails and names $test"
+	fi
+}
+
+echo "TAP version 13"
+echo "1..8"
+
+good | summary control
+if [ $? -eq 0 ] && tail -n 1 "$tmp/control.out" | grep -qx '4 passed, 0 failed, 1 skipped'; then
+	ok "control: the unplanted run passes, its listed skip counted as a skip"
+else
+	sed 's/^/# /' "$tmp/control.out"
+	not_ok "control: the unplanted run passes, its listed skip counted as a skip"
+fi
+
+# kselftest's runner reports exit status 2 (a bash syntax error) as XFAIL.
+good | sed 's/^ok 3 selftests: rverbs: t_three.sh$/ok 3 selftests: rverbs: t_three.sh # XFAIL/' |
+	summary exit2
+expect_fail exit2 t_three.sh XFAIL $?
+
+good | sed '/^# ok 2 case b$/d' | summary missing
+expect_fail missing t_one.sh "1 of 2 planned cases" $?
+
+good | sed '/^# selftests: rverbs: t_three.sh$/,/^ok 3/{/^# /d}' |
+	sed 's/^ok 3 selftests: rverbs: t_three.sh$/# selftests: rverbs: t_three.sh\n&/' | summary silent
+expect_fail silent t_three.sh "no KTAP output" $?
+
+good | sed 's/^# ok 1 case a$/# ok 1 case a # SKIP no reason listed/' | summary unexpected_skip
+expect_fail unexpected_skip t_one.sh "unexpected skip: SKIP no reason listed" $?
+
+good | sed 's/^ok 3 selftests: rverbs: t_three.sh$/ok 3 selftests: rverbs: t_three.sh # SKIP gave up/' |
+	summary skip_after_cases
+expect_fail skip_after_cases t_three.sh "skipped after 1 cases" $?
+
+good | sed '/^# selftests: rverbs: t_three.sh$/,$d' | summary cut_short
+expect_fail cut_short "suite did not finish" "2 of 3 tests reported" $?
+
+# A WARNING in the kernel log while t_skip.sh runs: logcheck.sh names it.
+cat >"$tmp/dmesg.log" <<'EOF'
+[    1.000000] rverbs-vm: test t_one.sh (tainted 0)
+[    2.000000] rverbs-vm: test t_skip.sh (tainted 0)
+[    2.500000] ------------[ cut here ]------------
+[    2.500001] WARNING: CPU: 0 PID: 42 at drivers/infiniband/core/verbs.c:1 f+0x1/0x2
+[    3.000000] rverbs-vm: test t_three.sh (tainted 512)
+EOF
+out=$("$top/scripts/logcheck.sh" "$tmp/dmesg.log")
+if [ $? -ne 0 ] && grep -q '^t_skip.sh: .*WARNING: CPU' <<<"$out" && ! grep -q '^t_one.sh\|^t_three.sh' <<<"$out"; then
+	ok "kernel WARNING during t_skip.sh: logcheck.sh fails and names t_skip.sh"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	not_ok "kernel WARNING during t_skip.sh: logcheck.sh fails and names t_skip.sh"
+fi
+
+echo "# harness self-test: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
