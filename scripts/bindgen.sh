@@ -33,7 +33,9 @@ cflags=$(printf '%s\n' "$cflags" | sed -e 's/-Wp,-MMD,[^ ]*//' \
 	-e 's/-DKBUILD_[A-Z]*=[^ ]*//g' -e 's/-D__KBUILD_MODNAME=[^ ]*//')
 
 abs_out=$(cd "$(dirname "$output")" && pwd)/$(basename "$output")
+# shellcheck disable=SC2034 # abs_hdr and abs_inc are used in the eval below
 abs_hdr=$(cd "$(dirname "$header")" && pwd)/$(basename "$header")
+# shellcheck disable=SC2034
 abs_inc=$(cd "$incdir" && pwd)
 
 # Types the allowlisted headers use whose headers are not allowlisted and

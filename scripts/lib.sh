@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Common definitions for the rverbs scripts.  Sourced, never run.
 #
 # The expensive things (the Debian sid root, the rebuilt kernel tree) live
@@ -9,8 +10,11 @@ RVERBS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RVERBS_CACHE=${RVERBS_CACHE:-/var/cache/rverbs}
 
 # The kernel this project targets (Debian sid's CONFIG_RUST=y kernel).
+# shellcheck disable=SC2034 # used by the scripts that source this file
 KREL=7.2.13+deb14-amd64
+# shellcheck disable=SC2034
 KSRC_PKG=linux-source-7.2
+# shellcheck disable=SC2034
 KCC=x86_64-linux-gnu-gcc-16
 
 MANIFEST=$RVERBS_TOP/scripts/toolchain.manifest
@@ -61,12 +65,26 @@ need_root_user() {
 	[ "$(id -u)" = 0 ] || die "$1 needs root (it builds or enters a chroot); run as root, or build against your own Rust-enabled kernel tree with 'make KDIR=/path/to/build'."
 }
 
+# manifest_kernel_build - the manifest's lines that a kernel build depends on:
+# everything above its "VM and guest userspace" block (the kernel source, the
+# compilers, the kernel build tools), and virtme-ng (its minimal config).
+manifest_kernel_build() {
+	awk '/^# --- VM and guest userspace/ { stop = 1 }
+		{ sub(/#.*/, ""); gsub(/[[:space:]]/, "") }
+		$0 != "" && (!stop || /^virtme-ng=/)' "$MANIFEST"
+}
+
 # The debug kernel of "make check-debug" (scripts/mkdebugkernel.sh): the same
 # source built with clang (LLVM=-22) and the checkers of scripts/debug.config,
-# keyed on the manifest (source version, compilers) and on its own inputs.
+# keyed on what it is built from: the source version, the compilers and build
+# tools (manifest_kernel_build), its script and the two config fragments.
+# Adding a userspace package to the manifest does not rebuild it.
 dbgk_key() {
-	hash_of "$MANIFEST" "$RVERBS_TOP/scripts/mkdebugkernel.sh" "$RVERBS_TOP/scripts/debug.config" \
-		"$RVERBS_TOP/tests/config"
+	{
+		manifest_kernel_build
+		cat "$RVERBS_TOP/scripts/mkdebugkernel.sh" "$RVERBS_TOP/scripts/debug.config" \
+			"$RVERBS_TOP/tests/config"
+	} | sha256sum | cut -c1-16
 }
 
 dbgk_base() {

@@ -5,6 +5,7 @@
 #
 #   rustfmt --check   with the kernel's .rustfmt.toml, on every crate root
 #   clippy            a CLIPPY=1 build of the modules, warnings are errors
+#   bash -n, shellcheck -S warning, on every shell script
 #   checkpatch.pl     --strict, on every C source and header of the project
 #   rust/verbs, rust/sw: no unsafe code, no bindings::
 #
@@ -19,7 +20,7 @@ fi
 ksrc=$("$RVERBS_TOP/scripts/kdir-path.sh" src)
 kbuild=${KDIR:-$("$RVERBS_TOP/scripts/kdir-path.sh" build)}
 [ -n "${KDIR:-}" ] && ksrc=$(sed -n 's/^[^#]*include[[:space:]]*\(.*\)\/Makefile$/\1/p' "$KDIR/Makefile" | head -n 1)
-cd "$RVERBS_TOP"
+cd "$RVERBS_TOP" || exit 1
 fail=0
 
 crates=(rust/rverbs.rs)
@@ -36,9 +37,10 @@ fi
 
 echo "lint: clippy (make CLIPPY=1)"
 log=$(mktemp)
+stock=()
+[ -z "${KDIR:-}" ] && stock=(CC="$KCC" HOSTCC="$KCC" KERNELRELEASE="$KREL")
 make -C "$kbuild" M="$RVERBS_TOP" -j"$(nproc)" CLIPPY=1 KRUSTFLAGS="-Dwarnings" \
-	${KDIR:+} $([ -z "${KDIR:-}" ] && echo "CC=$KCC HOSTCC=$KCC KERNELRELEASE=$KREL") \
-	modules >"$log" 2>&1
+	"${stock[@]}" modules >"$log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ] || grep -q '^warning' "$log"; then
 	cat "$log"
@@ -46,6 +48,22 @@ if [ "$rc" -ne 0 ] || grep -q '^warning' "$log"; then
 	fail=1
 fi
 rm -f "$log"
+
+# Every shell script: bash -n, and shellcheck at its "warning" level (the
+# style and info notes, e.g. SC2086 on word splitting the scripts rely on,
+# are left out).  A bash syntax error mid-test would otherwise show only
+# when that line runs.
+echo "lint: bash -n, shellcheck -S warning"
+mapfile -t shfiles < <(git ls-files '*.sh' .ci/run 2>/dev/null || find scripts tests .ci -name '*.sh')
+for f in "${shfiles[@]}"; do
+	bash -n "$f" || fail=1
+done
+if ! command -v shellcheck >/dev/null; then
+	echo "lint: shellcheck is missing from the toolchain root (scripts/toolchain.manifest)"
+	fail=1
+elif ! shellcheck -x -S warning -f gcc "${shfiles[@]}"; then
+	fail=1
+fi
 
 echo "lint: checkpatch.pl --strict"
 mapfile -t cfiles < <(git ls-files '*.c' '*.h' 2>/dev/null || find rust include tests -name '*.[ch]')

@@ -50,7 +50,7 @@ for h in "$tmp"/build/rust/exports_core_generated.h "$tmp"/build/rust/exports_ke
 	[ -e "$h" ] || die "$h was not generated: the kernel tree has no Rust support (CONFIG_RUST?)"
 	while read -r sym; do
 		total=$((total + 1))
-		grep -q "[[:space:]]$sym[[:space:]]" "$tmp/build/Module.symvers" || missing+=("$sym")
+		grep -q "[[:space:]]${sym}[[:space:]]" "$tmp/build/Module.symvers" || missing+=("$sym")
 	done < <(sed -n 's/^EXPORT_SYMBOL_RUST_GPL(\(.*\));$/\1/p' "$h")
 done
 [ "$total" -gt 0 ] || die "no Rust exports found in the rebuilt crates"

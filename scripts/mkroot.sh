@@ -89,7 +89,7 @@ if [ -z "$mirror" ] && [ -e "$tmp/etc/apt/sources.list" ]; then
 fi
 
 # Upstream sources of the "source:" lines, unpacked to /opt/src/<name>.
-while IFS== read -r src ver; do
+while IFS='=' read -r src ver; do
 	[ -n "$src" ] || continue
 	info "fetching source package $src=$ver"
 	upver=${ver#*:}

@@ -117,7 +117,7 @@ ksft_check "a VLAN netdev fails with EPERM, as for soft-RoCE" \
 ip link del veth2.7
 ksft_check "an unknown netdev fails" bash -c '! rdma link add rv3 type rverbs netdev nosuch0 2>/dev/null'
 ksft_check "no device was left by the failures" \
-	test "$(ls /sys/class/infiniband | grep -c '^rv')" = 2
+	test "$(find /sys/class/infiniband -mindepth 1 -maxdepth 1 -name 'rv*' | wc -l)" = 2
 
 # Soft-RoCE beside rv devices. rdma_rxe finds its devices by netdev and
 # driver id in ib_core's netdev table (ib_device_get_by_netdev) and takes

@@ -140,6 +140,7 @@ setup() {
 }
 
 # reload PARAM... - rv0 again, on rverbs.ko unloaded and loaded with PARAMs.
+# shellcheck disable=SC2120 # called through ksft_check, with parameters
 reload() {
 	local i
 	rdma link del rv0 || return 1

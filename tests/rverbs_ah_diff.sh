@@ -248,7 +248,6 @@ timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')
 rv_cases=$((${#CASES[@]} + $(rv_scenarios | wc -l)))
 ktap_set_plan $((${#CASES[@]} * 2 + 4 + rv_cases * 3 + 5 + timeouts * 4))
 
-declare -A RESULT
 for mode in C Rust; do
 	if [ $mode = Rust ]; then
 		takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
@@ -267,7 +266,6 @@ for mode in C Rust; do
 			ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
 		fi
 		[ "$got" = "$expect" ] || ktap_print_msg "$desc: got '$got', want '$expect'"
-		RESULT[$name/$mode]=$got
 		if [ "${expect#create=-110}" != "$expect" ]; then
 			TIMES[${#TIMES[@]}]="$name [$mode]:$(cat $CAP.ms)"
 		fi

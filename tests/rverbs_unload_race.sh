@@ -57,7 +57,7 @@ round() {
 		echo "round $1: a module is still loaded"
 		rc=1
 	fi
-	if ls /sys/class/infiniband 2>/dev/null | grep -q .; then
+	if [ -n "$(ls -A /sys/class/infiniband 2>/dev/null)" ]; then
 		echo "round $1: devices left: $(ls /sys/class/infiniband)"
 		rc=1
 	fi
