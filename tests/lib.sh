@@ -123,6 +123,12 @@ takeover_off() {
 	wait_until 60 eval '[ ! -d $LP ]' && rmmod rverbs_takeover
 }
 
+# counters_all - every counter of the Rust core, its events and its
+# error.<errno> lines: a [C] case must leave them all as they were.
+counters_all() {
+	cat /sys/kernel/debug/rverbs/counters
+}
+
 # counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if absent).
 counter() {
 	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' /sys/kernel/debug/rverbs/counters

@@ -6,8 +6,10 @@
 # test_modules/rv_kernel_ah.ko, which runs its checks when loaded and loads
 # only if they pass. query_ah and modify_ah have no user verb: this is the
 # only way to reach them. First on rxe0 (soft-RoCE, the C driver, as the
-# reference of the checks), then on rv0 with the C core and with the Rust
-# core, from a RoCE v2 and a RoCE v1 source GID; nothing may be left.
+# reference of the checks), then on rv0 with the C core, from a RoCE v2 and
+# a RoCE v1 source GID, and with the takeover on (the kernel's
+# rdma_create_ah is not taken over: C creates, the Rust core destroys);
+# nothing may be left.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -48,10 +50,15 @@ kah "rv0, C core: the same, query_ah also giving back sl and dmac" \
 kah "rv0, C core, RoCE v1 source GID" netdev=veth0 sgid_index="$v1_idx" full=1
 takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
 destroyed=$(counter ah_destroyed)
-kah "rv0, Rust core: the same" netdev=veth0 sgid_index="$v2_idx" full=1
-ksft_check "the Rust core destroyed the two kernel AHs" \
-	test $(($(counter ah_destroyed) - destroyed)) = 2
-takeover_off
+created=$(counter ah_created)
+# The takeover routes rdma_destroy_ah_user (which the kernel's
+# rdma_destroy_ah calls), not the kernel's rdma_create_ah: C creates these
+# AHs, Rust destroys them.
+kah "rv0, takeover on: the same, created by C, destroyed by the Rust core" \
+	netdev=veth0 sgid_index="$v2_idx" full=1
+ksft_check "the Rust core destroyed the two kernel AHs and created none" \
+	test $(($(counter ah_destroyed) - destroyed)) = 2 -a "$(counter ah_created)" = "$created"
+takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
 ksft_check "a bad source GID index fails the test module (the checks can fail)" \
 	bash -c "! insmod '$KAH' netdev=veth0 sgid_index=31 2>/dev/null"
 ksft_check "rv0 has no PD or AH left" \

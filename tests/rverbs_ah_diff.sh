@@ -103,7 +103,9 @@ probe() {
 }
 
 # The scenarios: name | preparation | source GID | destination GID | extra
-# probe args | expected result | Rust counter that moves by one.
+# probe args | expected result | Rust counter that moves by one ("-": the
+# case never reaches a core, and no counter may move with either).  With
+# the C core, no counter of the Rust core may move (proof that C ran).
 # The expected results are ib_core's (verbs.c, addr.c) for the input.
 scenarios() {
 	cat <<-EOT
@@ -121,7 +123,7 @@ scenarios() {
 	multicast ipv4-mapped GID|none|::ffff:192.0.2.1|::ffff:239.1.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
 	multicast ipv6 GID|none|2001:db8::1|ff0e::1:2:3||create=0 dmac=33:33:00:02:00:03 hop=$USER_HOP vlan=-|dmac_multicast
 	sgid on a VLAN device|neigh_valid 198.18.0.2|::ffff:198.18.0.1|::ffff:198.18.0.2||create=0 dmac=$PEER_MAC hop=64 vlan=100|dmac_neigh_fast
-	bad port number|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-p 2|create=-22 dmac=- hop=- vlan=-|-
+	bad port number (ib_uverbs refuses it before either core runs)|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-p 2|create=-22 dmac=- hop=- vlan=-|-
 	RoCE port without GRH|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-n|create=-22 dmac=- hop=- vlan=-|error.22
 	EOT
 }
@@ -131,6 +133,36 @@ probe_index() {
 	local out
 	out=$($PROBE -d "${3:-rxe0}" -s "$1" -g "$2" -l $USER_HOP)
 	echo "create=$(sed -n 's/^create: //p' <<<"$out")"
+}
+
+# index_case DESC MODE ERRNO IDX DGID [DEV] - one KTAP case: a raw source
+# GID index fails with -ERRNO, and the core that failed it is the one of
+# MODE: with Rust, its error.<errno> counter moves by one; with C, no
+# counter of the Rust core moves.
+index_case() {
+	local desc=$1 mode=$2 want=$3 before after got ok=1
+	shift 3
+	before=$(counters_all)
+	got=$(probe_index "$@")
+	after=$(counters_all)
+	if [ "$got" != "create=$want" ]; then
+		ok=0
+		ktap_print_msg "$desc: got '$got', want 'create=$want'"
+	fi
+	if [ "$mode" = C ] && [ "$before" != "$after" ]; then
+		ok=0
+		ktap_print_msg "$desc: the Rust core's counters moved with the C core"
+	fi
+	if [ "$mode" = Rust ]; then
+		local n0 n1
+		n0=$(awk -v n="error.$((-want))" '$1 == n { v = $2 } END { print v + 0 }' <<<"$before")
+		n1=$(awk -v n="error.$((-want))" '$1 == n { v = $2 } END { print v + 0 }' <<<"$after")
+		if [ $((n1 - n0)) != 1 ]; then
+			ok=0
+			ktap_print_msg "$desc: error.$((-want)) of the Rust core moved by $((n1 - n0)), not 1"
+		fi
+	fi
+	if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
 }
 
 RV_DUMP=/sys/kernel/debug/rverbs/rv0/ah
@@ -192,9 +224,11 @@ rv_phase() {
 			IFS='|' read -r name prep sgid dgid args expect ctr type <<<"$c"
 			expect=$(rv_expect "$expect")
 			$prep
+			all_before=$(counters_all)
 			before=$(counter "$ctr")
 			got=$(probe_rv "${RVIDX[$sgid/$type]}" "$dgid" $args)
 			after=$(counter "$ctr")
+			all_after=$(counters_all)
 			desc="rv0: $name [$mode]"
 			ok=1
 			[ "${got%%|*}" = "$expect" ] || {
@@ -205,6 +239,11 @@ rv_phase() {
 				ok=0
 				ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
 			fi
+			if { [ $mode = C ] || [ "$ctr" = - ]; } && [ "$all_before" != "$all_after" ]; then
+				ok=0
+				ktap_print_msg "$desc: the Rust core's counters moved:"
+				diff <(echo "$all_before") <(echo "$all_after") | sed -n 's/^[<>]/#   &/p'
+			fi
 			RVRES[$name/$mode]=${got#*|}
 			if [ "${expect#create=-110}" != "$expect" ]; then
 				TIMES[${#TIMES[@]}]="$desc:$(cat $CAP.ms)"
@@ -212,11 +251,13 @@ rv_phase() {
 			if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
 		done
 		# rv0's table has 32 entries: 20 is empty, 40 is past the table.
-		ksft_check "rv0: sgid index of an empty GID slot fails with ENODATA [$mode]" \
-			test "$(probe_index 20 ::ffff:192.0.2.2 rv0)" = "create=-61"
-		ksft_check "rv0: sgid index past the GID table fails with EINVAL [$mode]" \
-			test "$(probe_index 40 ::ffff:192.0.2.2 rv0)" = "create=-22"
-		[ $mode = Rust ] && takeover_off
+		index_case "rv0: sgid index of an empty GID slot fails with ENODATA [$mode]" \
+			$mode -61 20 ::ffff:192.0.2.2 rv0
+		index_case "rv0: sgid index past the GID table fails with EINVAL [$mode]" \
+			$mode -22 40 ::ffff:192.0.2.2 rv0
+		if [ $mode = Rust ]; then
+			takeover_off || { ktap_print_msg "cannot disable the takeover"; return 1; }
+		fi
 	done
 	for c in "${RVCASES[@]}"; do
 		name=${c%%|*}
@@ -255,15 +296,22 @@ for mode in C Rust; do
 	for c in "${CASES[@]}"; do
 		IFS='|' read -r name prep sgid dgid args expect ctr <<<"$c"
 		$prep
+		all_before=$(counters_all)
 		before=$(counter "$ctr")
 		got=$(probe "$sgid" "$dgid" $args)
 		after=$(counter "$ctr")
+		all_after=$(counters_all)
 		desc="$name [$mode]"
 		ok=1
 		[ "$got" = "$expect" ] || ok=0
 		if [ $mode = Rust ] && [ "$ctr" != - ] && [ $((after - before)) != 1 ]; then
 			ok=0
 			ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
+		fi
+		if { [ $mode = C ] || [ "$ctr" = - ]; } && [ "$all_before" != "$all_after" ]; then
+			ok=0
+			ktap_print_msg "$desc: the Rust core's counters moved:"
+			diff <(echo "$all_before") <(echo "$all_after") | sed -n 's/^[<>]/#   &/p'
 		fi
 		[ "$got" = "$expect" ] || ktap_print_msg "$desc: got '$got', want '$expect'"
 		if [ "${expect#create=-110}" != "$expect" ]; then
@@ -272,11 +320,13 @@ for mode in C Rust; do
 		if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
 	done
 	# Raw GID indexes: an empty slot of the table, and the last index.
-	ksft_check "sgid index of an empty GID slot fails with ENODATA [$mode]" \
-		test "$(probe_index 20 ::ffff:192.0.2.2)" = "create=-61"
-	ksft_check "sgid index 255 (past the entries) fails with ENODATA [$mode]" \
-		test "$(probe_index 255 ::ffff:192.0.2.2)" = "create=-61"
-	[ $mode = Rust ] && takeover_off
+	index_case "sgid index of an empty GID slot fails with ENODATA [$mode]" \
+		$mode -61 20 ::ffff:192.0.2.2
+	index_case "sgid index 255 (past the entries) fails with ENODATA [$mode]" \
+		$mode -61 255 ::ffff:192.0.2.2
+	if [ $mode = Rust ]; then
+		takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
+	fi
 done
 
 rv_phase || ktap_exit_fail_msg "rv0 setup failed"

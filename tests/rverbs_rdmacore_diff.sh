@@ -52,7 +52,7 @@ takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
 created=$(counter ah_created)
 run_suite /tmp/rdmacore.rust
 rust_created=$(($(counter ah_created) - created))
-takeover_off
+takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
 ktap_print_msg "Rust core: $(wc -l </tmp/rdmacore.rust) tests, $(grep -c ' ok$' /tmp/rdmacore.rust) passed, $rust_created AHs created in Rust"
 
 ksft_check "same results test by test with the Rust core" diff -u /tmp/rdmacore.c /tmp/rdmacore.rust

@@ -79,6 +79,6 @@ ksft_check "[Rust] the Rust core returned it (error.110 +1, no EINTR)" \
 ksft_check "[Rust] SIGKILL during the wait ends the process" killed_in_wait
 ksft_check "[Rust] nothing is left: no AH, no PD" nothing_left
 ksft_check "[Rust] no AH was counted as created" test "$(counter ah_created)" = "$created"
-takeover_off || ktap_print_msg "takeover_off failed"
+takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
 
 ktap_finished
