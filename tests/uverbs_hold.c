@@ -9,10 +9,11 @@
  * rv0_uverbs.c, no libibverbs: only write() of the legacy command ABI of
  * <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
  *
- *   uverbs_hold DEV
+ *   uverbs_hold [-n] DEV
  *
  * GET_CONTEXT, ALLOC_PD and OPEN_XRCD (no inode), then print "created" and
- * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.
+ * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.  With
+ * -n, no XRC domain (for soft-RoCE, which has none).
  *
  * Output, one "key: value" per line after "created":
  *   close_xrcd: 0 | -<errno>
@@ -29,12 +30,17 @@ int main(int argc, char **argv)
 {
 	struct ib_uverbs_get_context_resp ctx = {};
 	const char *dev;
-	__u32 pd, xrcd;
+	__u32 pd, xrcd = 0;
 	char line[16];
-	int fd, ret;
+	int fd, ret, with_xrcd = 1;
 
+	if (argc == 3 && !strcmp(argv[1], "-n")) {
+		with_xrcd = 0;
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: uverbs_hold DEV\n");
+		fprintf(stderr, "usage: uverbs_hold [-n] DEV\n");
 		return 2;
 	}
 	dev = argv[1];
@@ -54,7 +60,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uverbs_hold: %s: ALLOC_PD: %s\n", dev, strerror(-ret));
 		return 2;
 	}
-	ret = open_xrcd(fd, -1, 0, &xrcd);
+	ret = with_xrcd ? open_xrcd(fd, -1, 0, &xrcd) : 0;
 	if (ret) {
 		fprintf(stderr, "uverbs_hold: %s: OPEN_XRCD: %s\n", dev, strerror(-ret));
 		return 2;
@@ -65,7 +71,8 @@ int main(int argc, char **argv)
 	if (!fgets(line, sizeof(line), stdin))
 		line[0] = '\0';
 
-	printf("close_xrcd: %d\n", close_xrcd(fd, xrcd));
+	if (with_xrcd)
+		printf("close_xrcd: %d\n", close_xrcd(fd, xrcd));
 	printf("dealloc_pd: %d\n", dealloc_pd(fd, pd));
 	close(fd);
 	close(ctx.async_fd);
