@@ -23,6 +23,10 @@
  *        mean time of one create+destroy pair (bench_ns_per_pair)
  *   -S MS  a handled signal (SIGALRM, handler without SA_RESTART) arrives
  *        MS milliseconds into ibv_create_ah; prints how many arrived
+ *   -L   load: create AHs and destroy them, up to 8 live at a time (the
+ *        oldest goes when a new one is made), until SIGUSR1; then destroy
+ *        the rest and print "pairs: N" and "errors: N" (the first error as
+ *        "error: create|destroy -<errno>"); exit status 1 on any error
  *
  * Output, one "key: value" per line:
  *   create: 0 | -<errno>       result of ibv_create_ah
@@ -205,6 +209,55 @@ static int run_bench(struct ibv_context *ctx, struct ibv_pd *pd,
 	return 0;
 }
 
+/* Set by the signal handler: lock-free atomics are async-signal-safe. */
+static int stop_load;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&stop_load, 1, __ATOMIC_RELAXED);
+}
+
+#define LOAD_LIVE 8
+
+static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct ibv_ah *live[LOAD_LIVE] = {};
+	long pairs = 0, errors = 0;
+	unsigned int i, next = 0;
+
+	printf("started\n");
+	fflush(stdout);
+	while (!__atomic_load_n(&stop_load, __ATOMIC_RELAXED)) {
+		if (live[next]) {
+			if (ibv_destroy_ah(live[next])) {
+				if (!errors++)
+					printf("error: destroy %d\n", -errno);
+			} else {
+				pairs++;
+			}
+		}
+		live[next] = ibv_create_ah(pd, attr);
+		if (!live[next] && !errors++)
+			printf("error: create %d\n", -errno);
+		next = (next + 1) % LOAD_LIVE;
+	}
+	for (i = 0; i < LOAD_LIVE; i++) {
+		if (!live[i])
+			continue;
+		if (ibv_destroy_ah(live[i])) {
+			if (!errors++)
+				printf("error: destroy %d\n", -errno);
+		} else {
+			pairs++;
+		}
+	}
+	printf("pairs: %ld\nerrors: %ld\n", pairs, errors);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return errors ? 1 : 0;
+}
+
 static int open_xrcd(const char *dev, int hold)
 {
 	char line[16];
@@ -257,7 +310,7 @@ int main(int argc, char **argv)
 {
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
 	const char *dev = NULL, *dgid = NULL, *dump = NULL;
-	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0;
+	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0, load = 0;
 	long bench = 0, signal_ms = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -266,7 +319,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:S:L")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -304,6 +357,9 @@ int main(int argc, char **argv)
 		case 'S':
 			signal_ms = atol(optarg);
 			break;
+		case 'L':
+			load = 1;
+			break;
 		default:
 			return 2;
 		}
@@ -312,7 +368,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] [-P FILE] [-S MS] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] [-P FILE] [-S MS] [-L] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -331,6 +387,12 @@ int main(int argc, char **argv)
 
 	if (bench > 0)
 		return run_bench(ctx, pd, &attr, bench);
+	if (load) {
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		sigaction(SIGUSR1, &sa, NULL);
+		return run_load(ctx, pd, &attr);
+	}
 
 	if (signal_ms > 0 && arm_signal(signal_ms)) {
 		fprintf(stderr, "ah_probe: cannot arm a signal: %s\n", strerror(errno));

@@ -9,11 +9,14 @@
  * rv0_uverbs.c, no libibverbs: only write() of the legacy command ABI of
  * <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
  *
- *   uverbs_hold [-n] DEV
+ *   uverbs_hold [-n | -L] DEV
  *
  * GET_CONTEXT, ALLOC_PD and OPEN_XRCD (no inode), then print "created" and
  * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.  With
- * -n, no XRC domain (for soft-RoCE, which has none).
+ * -n, no XRC domain (for soft-RoCE, which has none).  With -L (load), after
+ * "started", open XRC domains and close them, up to 8 open at a time, until
+ * SIGUSR1; then close the rest and print "pairs: N" and "errors: N" (the
+ * first as "error: open|close -<errno>"), exit status 1 on any error.
  *
  * Output, one "key: value" per line after "created":
  *   close_xrcd: 0 | -<errno>
@@ -22,9 +25,59 @@
  */
 
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 
 #include "uverbs_raw.h"
+
+#define LOAD_LIVE 8
+
+/* Set by the signal handler: lock-free atomics are async-signal-safe. */
+static int stop_load;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&stop_load, 1, __ATOMIC_RELAXED);
+}
+
+static int xrcd_load(int fd)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	__u32 live[LOAD_LIVE];
+	int used[LOAD_LIVE] = {};
+	long pairs = 0, errors = 0;
+	unsigned int i, next = 0;
+	int ret;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	printf("started\n");
+	fflush(stdout);
+	while (!__atomic_load_n(&stop_load, __ATOMIC_RELAXED)) {
+		if (used[next]) {
+			ret = close_xrcd(fd, live[next]);
+			used[next] = 0;
+			if (ret && !errors++)
+				printf("error: close %d\n", ret);
+			pairs += !ret;
+		}
+		ret = open_xrcd(fd, -1, 0, &live[next]);
+		if (ret && !errors++)
+			printf("error: open %d\n", ret);
+		used[next] = !ret;
+		next = (next + 1) % LOAD_LIVE;
+	}
+	for (i = 0; i < LOAD_LIVE; i++) {
+		if (!used[i])
+			continue;
+		ret = close_xrcd(fd, live[i]);
+		if (ret && !errors++)
+			printf("error: close %d\n", ret);
+		pairs += !ret;
+	}
+	printf("pairs: %ld\nerrors: %ld\n", pairs, errors);
+	return errors ? 1 : 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -32,15 +85,19 @@ int main(int argc, char **argv)
 	const char *dev;
 	__u32 pd, xrcd = 0;
 	char line[16];
-	int fd, ret, with_xrcd = 1;
+	int fd, ret, with_xrcd = 1, load = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "-n")) {
 		with_xrcd = 0;
 		argv++;
 		argc--;
+	} else if (argc == 3 && !strcmp(argv[1], "-L")) {
+		load = 1;
+		argv++;
+		argc--;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: uverbs_hold [-n] DEV\n");
+		fprintf(stderr, "usage: uverbs_hold [-n | -L] DEV\n");
 		return 2;
 	}
 	dev = argv[1];
@@ -54,6 +111,12 @@ int main(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "uverbs_hold: %s: GET_CONTEXT: %s\n", dev, strerror(-ret));
 		return 2;
+	}
+	if (load) {
+		ret = xrcd_load(fd);
+		close(fd);
+		close(ctx.async_fd);
+		return ret;
 	}
 	ret = alloc_pd(fd, &pd);
 	if (ret) {
