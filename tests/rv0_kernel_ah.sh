@@ -10,13 +10,20 @@
 # a RoCE v1 source GID, and with the takeover on (the kernel's
 # rdma_create_ah is not taken over: C creates, the Rust core destroys);
 # nothing may be left.
+#
+# Then XRC domains: one in use (a use held by the test module
+# test_modules/rv_xrcd.ko, as an XRC SRQ or target QP would hold one) cannot
+# be deallocated (EBUSY), with the C core and the Rust core; soft-RoCE has
+# none (EOPNOTSUPP); and XRC domains allocated under one core are freed under
+# the other (uverbs_hold keeps one while the takeover is switched).
 
 . "$(dirname "$0")/lib.sh"
 
 KAH=${RVERBS_KAH:-$RVERBS_TOP/tests/test_modules/rv_kernel_ah.ko}
+KXRCD=${KAH%/*}/rv_xrcd.ko
 DBG=/sys/kernel/debug/rverbs
 
-trap 'rmmod rv_kernel_ah 2>/dev/null; teardown; ip link del vethk0 2>/dev/null' EXIT
+trap 'exec 5>&- 2>/dev/null; rmmod rv_kernel_ah rv_xrcd 2>/dev/null; teardown; ip link del vethk0 2>/dev/null' EXIT
 
 # kah DESC ARGS - one case: the test module loads with ARGS (its checks
 # passed); its log lines are shown.
@@ -37,7 +44,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ip link set vethk0 up && ip link set vethk1 up &&
 	rdma link add rxe0 type rxe netdev vethk0 &&
 	rdma link add rv0 type rverbs netdev veth0 || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 7
+ktap_set_plan 14
 
 rxe_idx=$(gid_index rxe0 ::ffff:198.18.1.1)
 v2_idx=$(gid_index rv0 ::ffff:$IP4_A)
@@ -63,5 +70,71 @@ ksft_check "a bad source GID index fails the test module (the checks can fail)" 
 	bash -c "! insmod '$KAH' netdev=veth0 sgid_index=31 2>/dev/null"
 ksft_check "rv0 has no PD or AH left" \
 	bash -c "grep -qx 'pd 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'ah 0 max [0-9]*' $DBG/rv0/resources"
+
+# xrcd_busy MODE - one case: rv_xrcd.ko's checks pass on rv0, and the core
+# of MODE ran them: with Rust, one XRCD allocated and deallocated and one
+# EBUSY counted; with C, no counter of the Rust core moves.
+xrcd_busy() {
+	local mode=$1 before after ok=1
+	before=$(counters_all)
+	kmsg_mark
+	insmod "$KXRCD" netdev=veth0 || ok=0
+	kmsg_since | grep rv_xrcd | sed 's/^/# /'
+	rmmod rv_xrcd 2>/dev/null
+	after=$(counters_all)
+	d() { echo $(($(awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' <<<"$after") -
+		$(awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' <<<"$before"))); }
+	if [ "$mode" = C ]; then
+		[ "$before" = "$after" ] || { ok=0; ktap_print_msg "the Rust core's counters moved"; }
+	elif [ "$(d xrcd_allocated) $(d xrcd_deallocated) $(d error.16)" != "1 1 1" ]; then
+		ok=0
+		ktap_print_msg "Rust core: allocated $(d xrcd_allocated), deallocated $(d xrcd_deallocated), EBUSY $(d error.16); want 1 1 1"
+	fi
+	grep -qx 'xrcd 0 max [0-9]*' $DBG/rv0/resources ||
+		{ ok=0; ktap_print_msg "rv0 has an XRCD left: $(grep '^xrcd ' $DBG/rv0/resources)"; }
+	if [ $ok = 1 ]; then
+		ktap_test_pass "rv0: an XRCD in use is not deallocated (EBUSY), then is [$mode]"
+	else
+		ktap_test_fail "rv0: an XRCD in use is not deallocated (EBUSY), then is [$mode]"
+	fi
+}
+
+# xrcd_across SWITCH - uverbs_hold allocates an XRCD (and a PD) on rv0,
+# SWITCH changes the core, the holder frees them; prints its close_xrcd
+# result.
+xrcd_across() {
+	local fifo=/tmp/rv0_kernel_ah.hold out=/tmp/rv0_kernel_ah.hold.out pid
+	rm -f $fifo && mkfifo $fifo || return 1
+	"$RVERBS_TEST_BIN"/uverbs_hold rv0 <$fifo >$out 2>&1 5>&- &
+	pid=$!
+	exec 5>$fifo
+	wait_until 10 grep -qx created $out || { exec 5>&-; return 1; }
+	$1 >/dev/null || { exec 5>&-; return 1; }
+	exec 5>&-
+	wait $pid || return 1
+	sed -n 's/^close_xrcd: //p' $out
+}
+
+ksft_check "rxe0 has no XRC: ib_alloc_xrcd_user fails with EOPNOTSUPP" \
+	insmod "$KXRCD" netdev=vethk0 no_xrc=1
+rmmod rv_xrcd 2>/dev/null
+xrcd_busy C
+takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
+xrcd_busy Rust
+before=$(counters_all)
+ksft_check "rv0: an XRCD allocated by the Rust core is freed by C" test "$(xrcd_across takeover_off)" = 0
+after=$(counters_all)
+ksft_check "... counted as allocated, not deallocated, by Rust" test \
+	"$(diff <(echo "$before") <(echo "$after") | grep -c '^>')" = 1 -a \
+	"$(awk '$1 == "xrcd_allocated" { print $2 }' <<<"$after")" = \
+	"$(($(awk '$1 == "xrcd_allocated" { print $2 }' <<<"$before") + 1))"
+before=$(counters_all)
+ksft_check "rv0: an XRCD allocated by C is freed by the Rust core" test "$(xrcd_across takeover_on)" = 0
+after=$(counters_all)
+ksft_check "... counted as deallocated, not allocated, by Rust" test \
+	"$(diff <(echo "$before") <(echo "$after") | grep -c '^>')" = 1 -a \
+	"$(awk '$1 == "xrcd_deallocated" { print $2 }' <<<"$after")" = \
+	"$(($(awk '$1 == "xrcd_deallocated" { print $2 }' <<<"$before") + 1))"
+takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
 
 ktap_finished

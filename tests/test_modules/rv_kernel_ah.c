@@ -20,6 +20,8 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
+#include "rv_find.h"
+
 static char *netdev = "veth0";
 module_param(netdev, charp, 0444);
 MODULE_PARM_DESC(netdev, "netdev of the RDMA device under test");
@@ -168,52 +170,13 @@ out_pd:
 	return ret;
 }
 
-/*
- * The device whose port 1 is bound to @netdev, found as ib_core finds it
- * (ib_device_get_netdev): soft-RoCE's devices are in ib_core's netdev table,
- * rv devices answer ops.get_netdev, and ib_device_get_by_netdev() only sees
- * the former.  A client's add() is called for every registered device.
- */
-static struct net_device *wanted;
-static struct ib_device *found;
-
-static int finder_add(struct ib_device *dev)
-{
-	struct net_device *ndev = ib_device_get_netdev(dev, 1);
-
-	if (ndev && ndev == wanted && !found && ib_device_try_get(dev))
-		found = dev;
-	dev_put(ndev);
-	return 0;
-}
-
-static void finder_remove(struct ib_device *dev, void *client_data)
-{
-}
-
-static struct ib_client finder = {
-	.name = "rv_kernel_ah",
-	.add = finder_add,
-	.remove = finder_remove,
-};
-
 static int __init rv_kernel_ah_init(void)
 {
-	struct ib_device *ibdev;
+	struct ib_device *ibdev = rv_find_device(netdev);
 	int ret;
 
-	wanted = dev_get_by_name(&init_net, netdev);
-	if (!wanted)
-		return -ENODEV;
-	ret = ib_register_client(&finder);
-	if (!ret)
-		ib_unregister_client(&finder);
-	dev_put(wanted);
-	ibdev = found;
-	if (ret)
-		return ret;
-	if (!ibdev)
-		return -ENODEV;
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
 	ret = run(ibdev);
 	if (!ret)
 		pr_info("rv_kernel_ah: %s: all checks passed%s\n", dev_name(&ibdev->dev),
