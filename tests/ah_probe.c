@@ -21,6 +21,8 @@
  *        with -H, hold it as the AH is held
  *   -N COUNT  benchmark: create and destroy the AH COUNT times, print the
  *        mean time of one create+destroy pair (bench_ns_per_pair)
+ *   -F   with -N: every create is expected to fail; print "failed: N" and
+ *        "errno: -E" (exit status 1 if one succeeded or the errno changed)
  *   -S MS  a handled signal (SIGALRM, handler without SA_RESTART) arrives
  *        MS milliseconds into ibv_create_ah; prints how many arrived
  *   -L   load: create AHs and destroy them, up to 8 live at a time (the
@@ -185,6 +187,31 @@ static long now_ns(void)
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+static int run_failing(struct ibv_context *ctx, struct ibv_pd *pd,
+		       struct ibv_ah_attr *attr, long count)
+{
+	struct ibv_ah *ah;
+	long i, failed = 0;
+	int err = 0, bad = 0;
+
+	for (i = 0; i < count; i++) {
+		ah = ibv_create_ah(pd, attr);
+		if (ah) {
+			ibv_destroy_ah(ah);
+			bad = 1;
+			continue;
+		}
+		if (err && err != -errno)
+			bad = 1;
+		err = -errno;
+		failed++;
+	}
+	printf("failed: %ld\nerrno: %d\n", failed, err);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return bad;
+}
+
 static int run_bench(struct ibv_context *ctx, struct ibv_pd *pd,
 		     struct ibv_ah_attr *attr, long count)
 {
@@ -311,6 +338,7 @@ int main(int argc, char **argv)
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
 	const char *dev = NULL, *dgid = NULL, *dump = NULL;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0, load = 0;
+	int failing = 0;
 	long bench = 0, signal_ms = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -319,7 +347,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:S:L")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:S:LF")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -360,6 +388,9 @@ int main(int argc, char **argv)
 		case 'L':
 			load = 1;
 			break;
+		case 'F':
+			failing = 1;
+			break;
 		default:
 			return 2;
 		}
@@ -385,6 +416,8 @@ int main(int argc, char **argv)
 	attr.grh.sgid_index = sgid_index;
 	attr.grh.hop_limit = hop_limit;
 
+	if (bench > 0 && failing)
+		return run_failing(ctx, pd, &attr, bench);
 	if (bench > 0)
 		return run_bench(ctx, pd, &attr, bench);
 	if (load) {
