@@ -129,6 +129,20 @@ counters_all() {
 	cat /sys/kernel/debug/rverbs/counters
 }
 
+# counter_in TEXT NAME - counter NAME in TEXT, a copy of counters_all (0 if
+# absent).
+counter_in() {
+	awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }' <<<"$1"
+}
+
+# counters_moved BEFORE AFTER - each counter that changed between two copies
+# of counters_all, as "NAME +DELTA" (or -DELTA) lines, in the file's order.
+counters_moved() {
+	awk 'NR == FNR { v[$1] = $2; next }
+		$1 != "end" && $2 != v[$1] + 0 { d = $2 - v[$1]; printf "%s %s%d\n", $1, (d > 0 ? "+" : ""), d }' \
+		<(echo "$1") <(echo "$2")
+}
+
 # counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if absent).
 counter() {
 	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' /sys/kernel/debug/rverbs/counters

@@ -75,20 +75,19 @@ ksft_check "rv0 has no PD or AH left" \
 # of MODE ran them: with Rust, one XRCD allocated and deallocated and one
 # EBUSY counted; with C, no counter of the Rust core moves.
 xrcd_busy() {
-	local mode=$1 before after ok=1
+	local mode=$1 before after ok=1 moved want
 	before=$(counters_all)
 	kmsg_mark
 	insmod "$KXRCD" netdev=veth0 || ok=0
 	kmsg_since | grep rv_xrcd | sed 's/^/# /'
 	rmmod rv_xrcd 2>/dev/null
 	after=$(counters_all)
-	d() { echo $(($(awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' <<<"$after") -
-		$(awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' <<<"$before"))); }
-	if [ "$mode" = C ]; then
-		[ "$before" = "$after" ] || { ok=0; ktap_print_msg "the Rust core's counters moved"; }
-	elif [ "$(d xrcd_allocated) $(d xrcd_deallocated) $(d error.16)" != "1 1 1" ]; then
+	moved=$(counters_moved "$before" "$after" | tr '\n' ' ')
+	want="xrcd_allocated +1 xrcd_deallocated +1 error.16 +1 "
+	[ "$mode" = C ] && want=
+	if [ "$moved" != "$want" ]; then
 		ok=0
-		ktap_print_msg "Rust core: allocated $(d xrcd_allocated), deallocated $(d xrcd_deallocated), EBUSY $(d error.16); want 1 1 1"
+		ktap_print_msg "the Rust core's counters moved: '$moved', want '$want'"
 	fi
 	grep -qx 'xrcd 0 max [0-9]*' $DBG/rv0/resources ||
 		{ ok=0; ktap_print_msg "rv0 has an XRCD left: $(grep '^xrcd ' $DBG/rv0/resources)"; }
@@ -124,17 +123,13 @@ xrcd_busy Rust
 before=$(counters_all)
 ksft_check "rv0: an XRCD allocated by the Rust core is freed by C" test "$(xrcd_across takeover_off)" = 0
 after=$(counters_all)
-ksft_check "... counted as allocated, not deallocated, by Rust" test \
-	"$(diff <(echo "$before") <(echo "$after") | grep -c '^>')" = 1 -a \
-	"$(awk '$1 == "xrcd_allocated" { print $2 }' <<<"$after")" = \
-	"$(($(awk '$1 == "xrcd_allocated" { print $2 }' <<<"$before") + 1))"
+ksft_check "... counted as allocated, not deallocated, by Rust" \
+	test "$(counters_moved "$before" "$after")" = "xrcd_allocated +1"
 before=$(counters_all)
 ksft_check "rv0: an XRCD allocated by C is freed by the Rust core" test "$(xrcd_across takeover_on)" = 0
 after=$(counters_all)
-ksft_check "... counted as deallocated, not allocated, by Rust" test \
-	"$(diff <(echo "$before") <(echo "$after") | grep -c '^>')" = 1 -a \
-	"$(awk '$1 == "xrcd_deallocated" { print $2 }' <<<"$after")" = \
-	"$(($(awk '$1 == "xrcd_deallocated" { print $2 }' <<<"$before") + 1))"
+ksft_check "... counted as deallocated, not allocated, by Rust" \
+	test "$(counters_moved "$before" "$after")" = "xrcd_deallocated +1"
 takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
 
 ktap_finished

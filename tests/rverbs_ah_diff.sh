@@ -155,8 +155,8 @@ index_case() {
 	fi
 	if [ "$mode" = Rust ]; then
 		local n0 n1
-		n0=$(awk -v n="error.$((-want))" '$1 == n { v = $2 } END { print v + 0 }' <<<"$before")
-		n1=$(awk -v n="error.$((-want))" '$1 == n { v = $2 } END { print v + 0 }' <<<"$after")
+		n0=$(counter_in "$before" "error.$((-want))")
+		n1=$(counter_in "$after" "error.$((-want))")
 		if [ $((n1 - n0)) != 1 ]; then
 			ok=0
 			ktap_print_msg "$desc: error.$((-want)) of the Rust core moved by $((n1 - n0)), not 1"

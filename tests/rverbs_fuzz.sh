@@ -101,11 +101,6 @@ state() {
 	rdma res show 2>&1
 }
 
-# ctr TEXT NAME - counter NAME in TEXT, a copy of counters_all.
-ctr() {
-	awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }' <<<"$1"
-}
-
 # oks FILE CMD - the commands CMD of a run that succeeded.
 oks() {
 	sed -n "s/^# $2: \([0-9]*\) ok.*/\1/p" "$1" | grep . || echo 0
@@ -132,8 +127,8 @@ fuzz() {
 	c1=$(counters_all)
 	after=$(state)
 
-	ahs=$(($(ctr "$c1" ah_created) - $(ctr "$c0" ah_created)))
-	xrcds=$(($(ctr "$c1" xrcd_allocated) - $(ctr "$c0" xrcd_allocated)))
+	ahs=$(($(counter_in "$c1" ah_created) - $(counter_in "$c0" ah_created)))
+	xrcds=$(($(counter_in "$c1" xrcd_allocated) - $(counter_in "$c0" xrcd_allocated)))
 	ah_ok=$(oks "$f" CREATE_AH)
 	x_ok=$(oks "$f" OPEN_XRCD)
 	ktap_print_msg "$dev seed $seed [$core]: exit $rc, $(grep -c '^[0-9]' "$f") commands," \
@@ -154,8 +149,8 @@ fuzz() {
 	if [ -n "$(awk '$2 != 0' $DBG/rverbs/rv0/resources)" ]; then
 		problem "$dev" "$seed" "[$core] rv0 has live objects: $(cat $DBG/rverbs/rv0/resources)"
 	fi
-	if [ "$(ctr "$c1" ah_created)" != "$(ctr "$c1" ah_destroyed)" ] ||
-	   [ "$(ctr "$c1" xrcd_allocated)" != "$(ctr "$c1" xrcd_deallocated)" ]; then
+	if [ "$(counter_in "$c1" ah_created)" != "$(counter_in "$c1" ah_destroyed)" ] ||
+	   [ "$(counter_in "$c1" xrcd_allocated)" != "$(counter_in "$c1" xrcd_deallocated)" ]; then
 		problem "$dev" "$seed" "[$core] the Rust core's counters do not balance:
 $(grep -E '^(ah|xrcd)_' <<<"$c1" | tr '\n' ' ')"
 	fi

@@ -121,9 +121,8 @@ one() {
 		sed 's/^/pd holder: /' "$TMP/h4.out"
 	} >"$out"
 	sed 's/^/# /' "$out"
-	ctr() { awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' <<<"$2"; }
-	if [ "$(($(ctr ah_created "$after") - $(ctr ah_destroyed "$after")))" != 0 ] ||
-		[ "$(($(ctr xrcd_allocated "$after") - $(ctr xrcd_deallocated "$after")))" != 0 ]; then
+	if [ "$(($(counter_in "$after" ah_created) - $(counter_in "$after" ah_destroyed)))" != 0 ] ||
+		[ "$(($(counter_in "$after" xrcd_allocated) - $(counter_in "$after" xrcd_deallocated)))" != 0 ]; then
 		ok=0
 		ktap_print_msg "$desc: the Rust core's counters do not balance"
 	fi
@@ -132,9 +131,9 @@ one() {
 		ktap_print_msg "$desc: the Rust core's counters moved with the C core"
 	fi
 	if [ "$mode" = Rust ] &&
-		{ [ $(($(ctr ah_created "$after") - $(ctr ah_created "$before"))) != 1 ] ||
+		{ [ $(($(counter_in "$after" ah_created) - $(counter_in "$before" ah_created))) != 1 ] ||
 			{ [ -n "${4:-}" ] &&
-				[ $(($(ctr xrcd_allocated "$after") - $(ctr xrcd_allocated "$before"))) != 1 ]; }; }; then
+				[ $(($(counter_in "$after" xrcd_allocated) - $(counter_in "$before" xrcd_allocated))) != 1 ]; }; }; then
 		ok=0
 		ktap_print_msg "$desc: the Rust core did not create the objects"
 	fi

@@ -87,11 +87,10 @@ for name in "AHs on rxe0" "AHs on rv0" "XRC domains on rv0"; do
 	i=$((i + 1))
 done
 
-ctr() { awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' <<<"$2"; }
-ah_c=$(($(ctr ah_created "$after") - $(ctr ah_created "$before")))
-ah_d=$(($(ctr ah_destroyed "$after") - $(ctr ah_destroyed "$before")))
-x_a=$(($(ctr xrcd_allocated "$after") - $(ctr xrcd_allocated "$before")))
-x_d=$(($(ctr xrcd_deallocated "$after") - $(ctr xrcd_deallocated "$before")))
+ah_c=$(($(counter_in "$after" ah_created) - $(counter_in "$before" ah_created)))
+ah_d=$(($(counter_in "$after" ah_destroyed) - $(counter_in "$before" ah_destroyed)))
+x_a=$(($(counter_in "$after" xrcd_allocated) - $(counter_in "$before" xrcd_allocated)))
+x_d=$(($(counter_in "$after" xrcd_deallocated) - $(counter_in "$before" xrcd_deallocated)))
 ktap_print_msg "the Rust core: $ah_c AHs created, $ah_d destroyed; $x_a XRCDs allocated, $x_d deallocated"
 ksft_check "the Rust core took part: it created and destroyed AHs and XRC domains" \
 	test "$ah_c" -gt 0 -a "$ah_d" -gt 0 -a "$x_a" -gt 0 -a "$x_d" -gt 0
