@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fault_nth - make the n-th fault-injectable call (slab allocation, page
- * allocation, copy from or to user memory) of one entry point fail, for n = 1, 2, ... until the call
- * succeeds without a fault: /proc/thread-self/fail-nth, armed right before
- * the one system call that reaches the entry point (raw uverbs write,
- * netlink request, finit_module) and read back right after it.
+ * allocation, copy from or to user memory) of one entry point fail, for
+ * n = 1, 2, ... until the call succeeds without a fault:
+ * /proc/thread-self/fail-nth, armed right before the one system call that
+ * reaches the entry point (raw uverbs write, netlink request, finit_module)
+ * and read back right after it.
  *
  *   fault_nth [-a ALL] [-e EVERY] ENTRY [ARGS]
  *     ucontext DEV              GET_CONTEXT               (open of the device)
