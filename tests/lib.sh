@@ -123,6 +123,16 @@ takeover_off() {
 	wait_until 60 eval '[ ! -d $LP ]' && rmmod rverbs_takeover
 }
 
+# rxe_pins_itself - true when rdma_rxe cannot be unloaded while it has a
+# device: on a kernel with lockdep (the debug lane), each soft-RoCE device
+# holds a reference to the rdma_rxe module (its sockets' lock classes are
+# the module's: sock_lock_init_class_and_name() and sk_owner_set(), see
+# drivers/infiniband/sw/rxe/rxe_net.c), so "rmmod rdma_rxe" is refused with
+# EBUSY until its devices are deleted.  Debian's kernel has no lockdep.
+rxe_pins_itself() {
+	[ -e /proc/lockdep ]
+}
+
 # counters_all - every counter of the Rust core, its events and its
 # error.<errno> lines: a [C] case must leave them all as they were.
 counters_all() {

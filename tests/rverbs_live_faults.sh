@@ -184,6 +184,12 @@ RUNS=(
 	"rv0|ip link del|xrcd"
 	"rv0|rmmod rdma_rxe|xrcd"
 )
+# On a lockdep kernel rdma_rxe refuses to unload while it has a device
+# (rxe_pins_itself in lib.sh): no "rmmod rdma_rxe" under rxe0 there.
+if rxe_pins_itself; then
+	ktap_print_msg "lockdep kernel: rdma_rxe pins itself while it has devices; no rmmod rdma_rxe with rxe0"
+	RUNS=("${RUNS[@]:0:2}" "${RUNS[@]:3}")
+fi
 ktap_set_plan $((${#RUNS[@]} * 3 + 3))
 
 for mode in C Rust; do

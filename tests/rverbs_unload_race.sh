@@ -36,7 +36,12 @@ round() {
 	for i in a b c; do
 		rdma link add rv_$i type rverbs netdev veth_$i || { echo "round $1: no rv_$i"; return 1; }
 	done
-	rdma link add rxe_d type rxe netdev veth_d || { echo "round $1: no rxe_d"; return 1; }
+	# On a lockdep kernel rdma_rxe refuses to unload while it has a device
+	# (rxe_pins_itself in lib.sh): there the race has no soft-RoCE device,
+	# and rmmod rdma_rxe races for the rv devices alone.
+	if ! rxe_pins_itself; then
+		rdma link add rxe_d type rxe netdev veth_d || { echo "round $1: no rxe_d"; return 1; }
+	fi
 	# rv_c is left to rmmod rverbs (or rmmod rdma_rxe, whichever is first).
 	# Each must succeed, except rdma link del when the device was already
 	# taken by one of the others ("Wrong device name").
@@ -69,6 +74,7 @@ round() {
 
 ktap_print_header
 modprobe ib_uverbs || ktap_exit_fail_msg "cannot load ib_uverbs"
+rxe_pins_itself && ktap_print_msg "lockdep kernel: rdma_rxe pins itself while it has devices; no rxe_d in the race"
 ktap_set_plan 3
 
 kmsg_mark
