@@ -86,10 +86,12 @@ one() {
 	dev_up "$dev" || { ktap_test_fail "$desc: setup"; return; }
 	before=$(counters_all)
 	start_holders "$dev" || { ok=0; ktap_print_msg "$desc: the holders did not start"; }
+	# Not with the holders' stdin (fds 3 and 4) open: soft-RoCE's
+	# unregistration waits for them, and they wait for their EOF.
 	case $event in
-	"rdma link del") rdma link del "$dev" & ;;
-	"ip link del") ip link del vethf0 & ;;
-	"rmmod rdma_rxe") modprobe -r rdma_rxe & ;;
+	"rdma link del") rdma link del "$dev" 3>&- 4>&- & ;;
+	"ip link del") ip link del vethf0 3>&- 4>&- & ;;
+	"rmmod rdma_rxe") modprobe -r rdma_rxe 3>&- 4>&- & ;;
 	esac
 	ev=$!
 	# rv0 goes at once (it disassociates its contexts); soft-RoCE waits
