@@ -80,7 +80,7 @@ start_holders() {
 # one KTAP case; the outcome, for the comparison of the cores, in
 # $TMP/MODE.DEV.EVENT.
 one() {
-	local mode=$1 dev=$2 event=$3 desc ok=1 before after ev rc3 rc4 order=after i
+	local mode=$1 dev=$2 event=$3 desc ok=1 before after ev evrc rc3 rc4 order=after i
 	local out=$TMP/$mode.$dev.$event
 	desc="$dev, $event with an AH, a PD${4:+ and an XRCD} held [$mode]"
 	dev_up "$dev" || { ktap_test_fail "$desc: setup"; return; }
@@ -89,9 +89,9 @@ one() {
 	# Not with the holders' stdin (fds 3 and 4) open: soft-RoCE's
 	# unregistration waits for them, and they wait for their EOF.
 	case $event in
-	"rdma link del") rdma link del "$dev" 3>&- 4>&- & ;;
-	"ip link del") ip link del vethf0 3>&- 4>&- & ;;
-	"rmmod rdma_rxe") modprobe -r rdma_rxe 3>&- 4>&- & ;;
+	"rdma link del") rdma link del "$dev" 3>&- 4>&- >"$TMP/ev.out" 2>&1 & ;;
+	"ip link del") ip link del vethf0 3>&- 4>&- >"$TMP/ev.out" 2>&1 & ;;
+	"rmmod rdma_rxe") modprobe -r rdma_rxe 3>&- 4>&- >"$TMP/ev.out" 2>&1 & ;;
 	esac
 	ev=$!
 	# rv0 goes at once (it disassociates its contexts); soft-RoCE waits
@@ -110,16 +110,33 @@ one() {
 		ktap_print_msg "$desc: '$event' did not end"
 		kill $ev 2>/dev/null
 	fi
-	wait $ev || { ok=0; ktap_print_msg "$desc: '$event' failed"; }
+	wait $ev
+	evrc=$?
+	if [ "$dev/$event" = "rxe0/rmmod rdma_rxe" ]; then
+		# Soft-RoCE cannot disassociate a context: each open uverbs
+		# file pins its module (ib_uverbs_open), so the unload is
+		# refused while the holders run; once they are gone it works.
+		if [ $evrc = 0 ] || ! grep -q "in use" "$TMP/ev.out"; then
+			ok=0
+			ktap_print_msg "$desc: not refused while rxe0 was open (exit $evrc: $(cat "$TMP/ev.out"))"
+		fi
+		echo "refused while held" >"$TMP/ev.note"
+		modprobe -r rdma_rxe || { ok=0; ktap_print_msg "$desc: rmmod rdma_rxe fails after the holders"; }
+	else
+		[ $evrc = 0 ] || { ok=0; ktap_print_msg "$desc: '$event' failed: $(cat "$TMP/ev.out")"; }
+		: >"$TMP/ev.note"
+	fi
 	gone "$dev" || { ok=0; ktap_print_msg "$desc: $dev is still there"; }
 	if [ $rc3 != 0 ] || [ $rc4 != 0 ]; then
 		ok=0
 		ktap_print_msg "$desc: the holders exited $rc3 and $rc4"
 	fi
 	after=$(counters_all)
+	# What the cores must agree on (not how long the create took).
 	{
 		echo "gone $order the holders let go"
-		sed 's/^/ah holder: /' "$TMP/h3.out"
+		cat "$TMP/ev.note"
+		grep -v '^elapsed_ms:' "$TMP/h3.out" | sed 's/^/ah holder: /'
 		sed 's/^/pd holder: /' "$TMP/h4.out"
 	} >"$out"
 	sed 's/^/# /' "$out"
@@ -213,6 +230,18 @@ for r in "${RUNS[@]}"; do
 	ksft_check "$dev, $event: the same with both cores" \
 		diff -u "$TMP/C.$dev.$event" "$TMP/Rust.$dev.$event"
 done
-ksft_check "the create waiting for ARP when its netdev goes: the same with both cores" \
-	diff -u "$TMP/C.arp" "$TMP/Rust.arp"
+# The C core's own result depends on when its request is looked at again
+# (addr.c's process_one_req: on a valid neighbour's update, or at the
+# timeout), that is on how far the netdev's removal has gone: ENETUNREACH
+# (no route), ENODEV (the GID has no netdev), EINVAL (the GID entry is
+# gone) or ETIMEDOUT.  The Rust core looks again every 100 ms: its result
+# must be one that C can give too.
+arp_ok() {
+	grep -qxE 'create: -(101|19|22|110)' "$TMP/$1.arp"
+}
+arp_both() {
+	arp_ok C && arp_ok Rust
+}
+ksft_check "the create waiting for ARP when its netdev goes fails with an errno C gives: C $(cat "$TMP/C.arp" 2>/dev/null | tr '\n' ' '), Rust $(cat "$TMP/Rust.arp" 2>/dev/null | tr '\n' ' ')" \
+	arp_both
 ktap_finished
