@@ -173,7 +173,11 @@ arp_race() {
 	before=$(counters_all)
 	"$PROBE" -d rxe0 -s "$idx" -g ::ffff:198.18.2.99 >"$TMP/$mode.arp.out" 2>&1 &
 	local pid=$!
-	sleep 0.3
+	# Once the create is waiting: its ARP request made the neighbour
+	# entry (INCOMPLETE).  Under the debug kernel the process takes more
+	# than a second to get there.
+	wait_until 20 eval 'ip neigh show 198.18.2.99 dev vethf0 | grep -q INCOMPLETE' ||
+		ktap_print_msg "$desc: no ARP request seen before the netdev went"
 	ip link del vethf0
 	timeout 30 tail --pid=$pid -f /dev/null ||
 		{ ok=0; ktap_print_msg "$desc: the create did not end"; kill $pid 2>/dev/null; }
