@@ -177,7 +177,7 @@ arp_race() {
 	# entry (INCOMPLETE).  Under the debug kernel the process takes more
 	# than a second to get there.
 	wait_until 20 eval 'ip neigh show 198.18.2.99 dev vethf0 | grep -q INCOMPLETE' ||
-		ktap_print_msg "$desc: no ARP request seen before the netdev went"
+		{ ok=0; ktap_print_msg "$desc: no ARP request seen before the netdev went"; }
 	ip link del vethf0
 	timeout 30 tail --pid=$pid -f /dev/null ||
 		{ ok=0; ktap_print_msg "$desc: the create did not end"; kill $pid 2>/dev/null; }
