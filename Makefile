@@ -20,6 +20,14 @@ export RVERBS_CACHE
 KREL := 7.2.13+deb14-amd64
 JOBS ?= $(shell nproc)
 
+# The version of rverbs (scripts/version.sh: git describe, as a Debian
+# version), computed here on the host, where git sees the checkout (inside
+# the toolchain root a worktree's git directory is out of sight), and handed
+# to every build, script and package: modinfo, debugfs and the package
+# always say the same.
+RVERBS_VERSION := $(shell scripts/version.sh)
+export RVERBS_VERSION
+
 ifeq ($(KDIR),)
 # The rebuilt tree of the stock kernel, used from inside the root.
 KDIR_BUILD = $(shell scripts/kdir-path.sh build)
@@ -35,7 +43,7 @@ KDIR_DEP :=
 endif
 
 KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) \
-	$(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
+	RVERBS_VERSION=$(RVERBS_VERSION) $(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
 
 .PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint harness-selftest \
 	fmt help bench debug-kernel vm-debug check-debug check-all
@@ -68,7 +76,7 @@ clean:
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '*.mod.o' -o -name '.*.cmd' -o -name '*.d' -o -name '*.rmeta' \
 		-o -name 'modules.order' -o -name 'Module.symvers' \
-		-o -name 'bindings_generated.rs' \) -not -path './.git/*' -delete
+		-o -name 'bindings_generated.rs' -o -name 'version_generated.rs' \) -not -path './.git/*' -delete
 	rm -rf tests/output build
 
 ## make vm CMD='...'    boot the stock kernel in QEMU and run CMD as root

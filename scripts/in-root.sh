@@ -7,6 +7,9 @@
 # it exits) with /proc, /sys and /dev of the host, and with the repository
 # and the cache bind-mounted at the same absolute paths as on the host, so
 # paths mean the same thing on both sides.  The working directory is kept.
+# The environment is a fresh one, but for RVERBS_VERSION: the version the
+# host computed (scripts/version.sh), which git inside the root cannot
+# compute for a worktree, whose git directory it does not see.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,8 +23,8 @@ cwd=$PWD
 
 exec unshare --mount --propagation private -- /bin/bash -c '
 	set -e
-	root=$1 repo=$2 cache=$3 cwd=$4 udevd=$5
-	shift 5
+	root=$1 repo=$2 cache=$3 cwd=$4 udevd=$5 version=$6
+	shift 6
 	mount -t proc proc "$root/proc"
 	mount --rbind /sys "$root/sys"
 	mount --rbind /dev "$root/dev"
@@ -41,6 +44,7 @@ exec unshare --mount --propagation private -- /bin/bash -c '
 	exec chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
-		RVERBS_CACHE="$cache" RVERBS_IN_ROOT=1 \
+		RVERBS_CACHE="$cache" RVERBS_IN_ROOT=1 RVERBS_VERSION="$version" \
 		/bin/bash -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$cwd" "$@"
-' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "${RVERBS_GUEST_UDEVD:-}" "$@"
+' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "${RVERBS_GUEST_UDEVD:-}" \
+	"${RVERBS_VERSION:-}" "$@"

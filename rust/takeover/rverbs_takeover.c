@@ -80,3 +80,5 @@ module_exit(rverbs_takeover_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Route ib_core's AH and XRCD verbs to the Rust core of rverbs");
 MODULE_INFO(livepatch, "Y");
+/* The version of rverbs.ko that it was built with (Kbuild). */
+MODULE_VERSION(RVERBS_VERSION);
