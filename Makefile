@@ -42,11 +42,33 @@ KMAKE_VARS :=
 KDIR_DEP :=
 endif
 
+# Already inside the toolchain root ("scripts/in-root.sh make install
+# DESTDIR=..."): everything runs here.
+ifneq ($(RVERBS_IN_ROOT),)
+IN_ROOT :=
+endif
+
+# Signing by make install and make deb: SIGN_KEY= (private key, PEM) and
+# SIGN_CERT= (its X.509 certificate, PEM or DER), both or neither.  They
+# reach the toolchain root, which sees only the repository and the cache,
+# as open file descriptors 3 and 4: the private key is never copied.
+ifneq ($(SIGN_KEY)$(SIGN_CERT),)
+ifeq ($(and $(SIGN_KEY),$(SIGN_CERT)),)
+$(error SIGN_KEY= and SIGN_CERT= go together: a private key and its certificate)
+endif
+SIGN_ARGS = --sign /dev/fd/3 /dev/fd/4 3<"$(SIGN_KEY)" 4<"$(SIGN_CERT)"
+endif
+
+# Where make install puts the modules (DESTDIR=, absolute), and for which
+# kernel release.
+INSTALL_DESTDIR = $(if $(DESTDIR),$(abspath $(DESTDIR)))
+INSTALL_KREL = $(if $(KDIR),$(shell cat $(KDIR)/include/config/kernel.release),$(KREL))
+
 KMAKE = $(IN_ROOT) $(MAKE) -C $(KDIR_BUILD) M=$(CURDIR) -j$(JOBS) $(KMAKE_VARS) \
 	RVERBS_VERSION=$(RVERBS_VERSION) $(if $(CLIPPY),CLIPPY=1) $(if $(V),V=$(V))
 
 .PHONY: all modules toolchain kdir clean rust-analyzer vm run check lint harness-selftest \
-	fmt help bench debug-kernel vm-debug check-debug check-all
+	fmt help bench debug-kernel vm-debug check-debug check-all install uninstall deb
 
 all: modules
 
@@ -56,6 +78,23 @@ help:
 ## make                 build rverbs.ko (after toolchain + kdir when needed)
 modules: $(KDIR_DEP)
 	$(KMAKE) modules
+
+## make install         install both modules under /lib/modules/<release>/updates/
+##                      as Debian's own (stripped, .ko.xz), then depmod; DESTDIR=,
+##                      SIGN_KEY= SIGN_CERT= to sign them (Documentation/packaging.rst)
+install: modules
+	rm -rf build/install
+	$(IN_ROOT) scripts/modules-install.sh $(SIGN_ARGS) $(CURDIR)/build/install
+	scripts/install.sh $(CURDIR)/build/install $(INSTALL_DESTDIR)
+
+## make uninstall       remove what make install installed, then depmod (DESTDIR=)
+uninstall:
+	scripts/install.sh --remove $(INSTALL_KREL) $(INSTALL_DESTDIR)
+
+## make deb             the Debian package rverbs-modules-<release> in build/deb/
+##                      (SIGN_KEY= SIGN_CERT= to sign the modules)
+deb: modules
+	$(IN_ROOT) scripts/mkdeb.sh $(SIGN_ARGS) $(CURDIR)/build/deb
 
 ## make toolchain       build or reuse the pinned Debian sid root
 toolchain:

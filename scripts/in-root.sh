@@ -17,6 +17,10 @@ need_root_user "entering the toolchain root"
 root=$(root_dir)
 [ -e "$root/.rverbs-complete" ] || die "toolchain root $root is missing; run 'make toolchain'."
 
+# The version of rverbs as the host sees it (make passes it down; a direct
+# call computes it here, where git sees the checkout).
+version=${RVERBS_VERSION:-$("$RVERBS_TOP/scripts/version.sh" 2>/dev/null || true)}
+
 # Everything below the repository is what the guest and builds see as $PWD.
 repo=${RVERBS_BIND:-$RVERBS_TOP}
 cwd=$PWD
@@ -47,4 +51,4 @@ exec unshare --mount --propagation private -- /bin/bash -c '
 		RVERBS_CACHE="$cache" RVERBS_IN_ROOT=1 RVERBS_VERSION="$version" \
 		/bin/bash -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$cwd" "$@"
 ' in-root "$root" "$repo" "$RVERBS_CACHE" "$cwd" "${RVERBS_GUEST_UDEVD:-}" \
-	"${RVERBS_VERSION:-}" "$@"
+	"$version" "$@"
