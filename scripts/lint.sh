@@ -54,7 +54,9 @@ rm -f "$log"
 # are left out).  A bash syntax error mid-test would otherwise show only
 # when that line runs.
 echo "lint: bash -n, shellcheck -S warning"
-mapfile -t shfiles < <(git ls-files '*.sh' .ci/run 2>/dev/null || find scripts tests .ci -name '*.sh')
+# The package's maintainer scripts (scripts/deb/post*) are shell scripts too.
+mapfile -t shfiles < <(git ls-files '*.sh' .ci/run 'scripts/deb/post*' 2>/dev/null ||
+	find scripts tests .ci -name '*.sh' -o -path 'scripts/deb/post*')
 for f in "${shfiles[@]}"; do
 	bash -n "$f" || fail=1
 done
@@ -66,7 +68,10 @@ elif ! shellcheck -x -S warning -f gcc "${shfiles[@]}"; then
 fi
 
 echo "lint: checkpatch.pl --strict"
-mapfile -t cfiles < <(git ls-files '*.c' '*.h' 2>/dev/null || find rust include tests -name '*.[ch]')
+# Without git (the toolchain root does not see a worktree's git directory),
+# every C file but kbuild's generated *.mod.c.
+mapfile -t cfiles < <(git ls-files '*.c' '*.h' 2>/dev/null ||
+	find rust include tests -name '*.[ch]' ! -name '*.mod.c')
 for f in "${cfiles[@]}"; do
 	ignore=()
 	# The functions exported there are defined in Rust, so the export
