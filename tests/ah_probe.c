@@ -6,9 +6,11 @@
  * and on (Rust core) and compare.
  *
  *   ah_probe -d DEV [-p PORT] -s SGID_INDEX -g DGID [-n] [-l HOP_LIMIT]
- *            [-x] [-H] [-P FILE]
+ *            [-f FLOW_LABEL] [-T TRAFFIC_CLASS] [-V SL] [-x] [-H] [-P FILE]
  *
  *   -n   no GRH (is_global = 0)
+ *   -f, -T, -V  the GRH's flow label and traffic class, and the service
+ *        level (numbers as strtoul reads them: 0x28 or 40); 0 by default
  *   -x   after creating the AH, send one UD datagram through it (to QPN
  *        0xabcde), so the destination MAC and hop limit can be seen on the
  *        wire
@@ -347,7 +349,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:xHXN:P:S:LF")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LF")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -366,6 +368,15 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			hop_limit = atoi(optarg);
+			break;
+		case 'f':
+			attr.grh.flow_label = strtoul(optarg, NULL, 0);
+			break;
+		case 'T':
+			attr.grh.traffic_class = strtoul(optarg, NULL, 0);
+			break;
+		case 'V':
+			attr.sl = strtoul(optarg, NULL, 0);
 			break;
 		case 'x':
 			send = 1;
@@ -399,7 +410,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-x] [-H] [-P FILE] [-S MS] [-L] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-L] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);

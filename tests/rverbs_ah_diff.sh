@@ -6,24 +6,32 @@
 # ib_core's C core (takeover off) and with the Rust core (takeover on), and
 # both must give exactly the result the C core is specified to give: the
 # errno, and on the wire (one UD datagram sent through the AH, captured on
-# veth0) the destination MAC, the IP hop limit and the VLAN. In Rust mode
-# the counter of the path taken must move by one.
+# veth0) the destination MAC, the IP hop limit, the VLAN and the traffic
+# class. In Rust mode the counter of the path taken must move by one.
 #
 # Then the same scenarios on rv0, rverbs' software device (rxe0 replaced by
 # rv0 on veth0), where no datagram can be sent (rv0 has no QPs): what the
 # core resolved is read from rv0's AH dump in debugfs instead, and the dump
-# line must be the same with both cores. rv0 also has RoCE v1 GIDs, so the
+# line must be the expected one (MAC, hop limit, flow label, traffic class,
+# SL) and the same with both cores. rv0 also has RoCE v1 GIDs, so the
 # link-local RoCE v1 case (MAC taken from the GID) runs there.
 #
-# Topology: veth0 (192.0.2.1, 2001:db8::1, VLAN 100: 198.18.0.1) here with
-# rxe0, later rv0; veth1 (.2, ::2, 198.18.0.2) in netns "peer" with rxe1.
-# Every address is a documentation/benchmark range; no packet leaves the
-# guest.
+# Topology: veth0 (192.0.2.1, 2001:db8::1, VLAN 100: 198.18.0.1, VLAN 200:
+# 198.19.0.1) here with rxe0, later rv0; veth1 (.2 and .3, ::2 and ::3,
+# 198.18.0.2) in netns "peer" with rxe1.  Routes: .3 and ::3 with hop limit
+# 9; 203.0.113.0/24 and 2001:db8:2::/64 through the peer as gateway;
+# unreachable 198.51.100.0/24 and 2001:db8:1::/64.  Neighbours: .4 and ::4
+# permanent with MAC 02:00:00:00:00:44.  Every address is a
+# documentation/benchmark range; no packet leaves the guest.
 
 . "$(dirname "$0")/lib.sh"
 
 PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 USER_HOP=7	# what the application asks for; unicast RoCE uses the route's
+ROUTE_HOP=9	# the hop limit of the routes to .3 and ::3
+FIXED_MAC=02:00:00:00:00:44	# the permanent neighbours .4 and ::4
+STALE_MAC=02:00:00:00:00:55	# a STALE neighbour .5 (nobody has that address)
+NEW_MAC=02:00:00:00:00:66	# the peer's MAC after it changed
 CAP=/tmp/rverbs_ah_diff.cap
 
 trap teardown EXIT
@@ -39,8 +47,18 @@ setup() {
 	ip addr add 198.18.0.1/24 dev veth0.100 && ip link set veth0.100 up &&
 	ip -n $NS link add link veth1 name veth1.100 type vlan id 100 &&
 	ip -n $NS addr add 198.18.0.2/24 dev veth1.100 && ip -n $NS link set veth1.100 up || return 1
+	ip link add link veth0 name veth0.200 type vlan id 200 &&
+	ip addr add 198.19.0.1/24 dev veth0.200 && ip link set veth0.200 up || return 1
 	ip route add unreachable 198.51.100.0/24 &&
 	ip -6 route add unreachable 2001:db8:1::/64 || return 1
+	ip -n $NS addr add 192.0.2.3/32 dev veth1 &&
+	ip -n $NS addr add 2001:db8::3/128 dev veth1 nodad &&
+	ip route add 192.0.2.3/32 dev veth0 hoplimit $ROUTE_HOP &&
+	ip -6 route add 2001:db8::3/128 dev veth0 hoplimit $ROUTE_HOP &&
+	ip route add 203.0.113.0/24 via 192.0.2.2 &&
+	ip -6 route add 2001:db8:2::/64 via 2001:db8::2 &&
+	ip neigh add 192.0.2.4 lladdr $FIXED_MAC dev veth0 nud permanent &&
+	ip -6 neigh add 2001:db8::4 lladdr $FIXED_MAC dev veth0 nud permanent || return 1
 	insmod "$RVERBS_KO" || return 1
 	rxe_pair_up || return 1
 	PEER_MAC=$(ip netns exec $NS cat /sys/class/net/veth1/address)
@@ -59,6 +77,21 @@ neigh_absent() {
 	true
 }
 none() { true; }
+# neigh_stale ADDR MAC - a STALE entry: ib_core uses its MAC as it is (a
+# STALE neighbour is NUD_VALID) and the kernel revalidates it later.
+neigh_stale() { ip neigh replace "$1" dev veth0 lladdr "$2" nud stale; }
+# neigh_failed ADDR - a FAILED entry: resolved again on first use.
+neigh_failed() { ip neigh replace "$1" dev veth0 nud failed; }
+# peer_mac MAC - the peer's veth1 takes MAC; our entry is made again (the
+# cores must not have kept the old MAC anywhere).
+peer_mac() {
+	ip -n $NS link set veth1 address "$1"
+	neigh_absent
+	neigh_valid 192.0.2.2
+}
+# link_down DEV - an interface that is down keeps its IPv4 GID; its routes
+# are gone.
+link_down() { ip link set "$1" down; }
 
 # start_capture - one capture of every RoCE datagram leaving veth0, for
 # the whole run; probe() reads the datagram each AH sent.
@@ -74,9 +107,10 @@ start_capture() {
 }
 
 # probe SGID DGID [ARGS] - create an AH on rxe0 and send one datagram
-# through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen).
+# through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen) and
+# " tc=0xNN" when the datagram's traffic class (IPv4 TOS) is not 0.
 probe() {
-	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- seen line i
+	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- tc='' seen line i
 	shift 2
 	idx=${GIDX[$sgid]}
 	[ -n "$idx" ] || { echo "no-sgid-$sgid"; return; }
@@ -98,8 +132,11 @@ probe() {
 		hop=$(grep -o -m1 -E '(ttl|hlim) [0-9]+' <<<"$line" | awk '{ print $2 }')
 		vlan=$(grep -o -m1 -E 'vlan [0-9]+' <<<"$line" | awk '{ print $2 }')
 		[ -n "$vlan" ] || vlan=-
+		# tcpdump prints an IPv4 TOS always, an IPv6 class when not 0.
+		tc=$(grep -o -m1 -E '(tos|class) 0x[0-9a-f]+' <<<"$line" | awk '{ print $2 }')
+		[ "$tc" = 0x0 ] && tc=''
 	fi
-	echo "create=$create dmac=$dmac hop=$hop vlan=${vlan}"
+	echo "create=$create dmac=$dmac hop=$hop vlan=${vlan}${tc:+ tc=$tc}"
 }
 
 # The scenarios: name | preparation | source GID | destination GID | extra
@@ -123,6 +160,22 @@ scenarios() {
 	multicast ipv4-mapped GID|none|::ffff:192.0.2.1|::ffff:239.1.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
 	multicast ipv6 GID|none|2001:db8::1|ff0e::1:2:3||create=0 dmac=33:33:00:02:00:03 hop=$USER_HOP vlan=-|dmac_multicast
 	sgid on a VLAN device|neigh_valid 198.18.0.2|::ffff:198.18.0.1|::ffff:198.18.0.2||create=0 dmac=$PEER_MAC hop=64 vlan=100|dmac_neigh_fast
+	ipv4 traffic class 0x28, flow label 0x12345, SL 3|neigh_valid 192.0.2.2|::ffff:192.0.2.1|::ffff:192.0.2.2|-T 0x28 -f 0x12345 -V 3|create=0 dmac=$PEER_MAC hop=64 vlan=- tc=0x28|dmac_neigh_fast
+	ipv6 traffic class 0x28, flow label 0x12345, SL 3|neigh_valid 2001:db8::2|2001:db8::1|2001:db8::2|-T 0x28 -f 0x12345 -V 3|create=0 dmac=$PEER_MAC hop=64 vlan=- tc=0x28|dmac_neigh_fast
+	ipv4 route with hop limit $ROUTE_HOP|neigh_valid 192.0.2.3|::ffff:192.0.2.1|::ffff:192.0.2.3||create=0 dmac=$PEER_MAC hop=$ROUTE_HOP vlan=-|dmac_neigh_fast
+	ipv6 route with hop limit $ROUTE_HOP|neigh_valid 2001:db8::3|2001:db8::1|2001:db8::3||create=0 dmac=$PEER_MAC hop=$ROUTE_HOP vlan=-|dmac_neigh_fast
+	ipv4 destination behind a gateway (its MAC, ARP on first use)|neigh_absent|::ffff:192.0.2.1|::ffff:203.0.113.5||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	ipv6 destination behind a gateway (its MAC, ND on first use)|neigh_absent|2001:db8::1|2001:db8:2::5||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	ipv4 permanent neighbour with a fixed MAC|none|::ffff:192.0.2.1|::ffff:192.0.2.4||create=0 dmac=$FIXED_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv6 permanent neighbour with a fixed MAC|none|2001:db8::1|2001:db8::4||create=0 dmac=$FIXED_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv4 STALE neighbour (its MAC is used as it is)|neigh_stale 192.0.2.5 $STALE_MAC|::ffff:192.0.2.1|::ffff:192.0.2.5||create=0 dmac=$STALE_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv4 FAILED neighbour (resolved again)|neigh_failed 192.0.2.2|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	ipv4 the peer's MAC changed after an AH was made|peer_mac $NEW_MAC|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$NEW_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv4 the peer's MAC changed back|peer_mac $PEER_MAC|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_fast
+	source ipv4, destination ipv6 (EINVAL)|none|::ffff:192.0.2.1|2001:db8::2||create=-22 dmac=- hop=- vlan=-|error.22
+	source ipv6, destination ipv4 (EINVAL)|none|2001:db8::1|::ffff:192.0.2.2||create=-22 dmac=- hop=- vlan=-|error.22
+	ipv4 source on a netdev that is down (its route is gone)|link_down veth0.200|::ffff:198.19.0.1|::ffff:198.19.0.2||create=-101 dmac=- hop=- vlan=-|error.101
+	multicast ipv4 group with the 24th bit set (239.129.2.3)|none|::ffff:192.0.2.1|::ffff:239.129.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
 	bad port number (ib_uverbs refuses it before either core runs)|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-p 2|create=-22 dmac=- hop=- vlan=-|-
 	RoCE port without GRH|none|::ffff:192.0.2.1|::ffff:192.0.2.2|-n|create=-22 dmac=- hop=- vlan=-|error.22
 	EOT
@@ -168,10 +221,11 @@ index_case() {
 RV_DUMP=/sys/kernel/debug/rverbs/rv0/ah
 
 # probe_rv SGID_INDEX DGID [ARGS] - create an AH on rv0 and read it back
-# from rv0's AH dump; prints "create=E dmac=M hop=H|LINE" (LINE: the dump
-# line without the AH number).
+# from rv0's AH dump; prints "create=E dmac=M hop=H fl=F tc=T sl=S|LINE"
+# (the last three only when the AH is in the dump; LINE: the dump line
+# without the AH number).
 probe_rv() {
-	local idx=$1 dgid=$2 out create line dmac=- hop=-
+	local idx=$1 dgid=$2 out create line dmac=- hop=- rest=
 	shift 2
 	[ -n "$idx" ] || { echo "no-sgid"; return; }
 	out=$($PROBE -d rv0 -s "$idx" -g "$dgid" -l $USER_HOP -P $RV_DUMP "$@")
@@ -181,17 +235,31 @@ probe_rv() {
 	if [ -n "$line" ]; then
 		dmac=$(awk '{ print $5 }' <<<"$line")
 		hop=$(awk '{ print $6 }' <<<"$line")
+		rest=$(awk '{ printf " fl=%s tc=%s sl=%s", $7, $8, $9 }' <<<"$line")
 	fi
-	echo "create=$create dmac=$dmac hop=$hop|$line"
+	echo "create=$create dmac=$dmac hop=$hop$rest|$line"
 }
 
-# rv_expect EXPECT - a wire expectation of scenarios() as rv0 shows it: no
-# VLAN field; an AH to a local address has our own MAC (nothing reaches the
-# wire on rxe).
+# rv_expect EXPECT [ARGS] - a wire expectation of scenarios() as rv0 shows
+# it: no VLAN or wire traffic class; an AH to a local address has our own
+# MAC (nothing reaches the wire on rxe); a created AH has the flow label,
+# traffic class and SL that ARGS asked for (-f, -T, -V; 0 without).
 rv_expect() {
-	local e=${1% vlan=*}
+	local e=${1% vlan=*} fl=0 tc=0 sl=0
+	shift
 	if [ "${e#create=0 dmac=- }" != "$e" ]; then
 		e="create=0 dmac=$OWN_MAC hop=64"
+	fi
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-f) fl=$2 ;;
+		-T) tc=$2 ;;
+		-V) sl=$2 ;;
+		esac
+		shift
+	done
+	if [ "${e#create=0 }" != "$e" ]; then
+		e="$e fl=$(printf '0x%x' $((fl))) tc=$((tc)) sl=$((sl))"
 	fi
 	echo "$e"
 }
@@ -210,6 +278,8 @@ rv_phase() {
 	local -A RVRES RVIDX
 	local -a RVCASES
 	rdma link del rxe0 || return 1
+	# Up again for its GID to be looked up (its case takes it down).
+	ip link set veth0.200 up || return 1
 	rdma link add rv0 type rverbs netdev veth0 || return 1
 	mapfile -t RVCASES < <(scenarios | sed 's/$/|RoCE v2/'; rv_scenarios)
 	for c in "${RVCASES[@]}"; do
@@ -223,7 +293,7 @@ rv_phase() {
 		fi
 		for c in "${RVCASES[@]}"; do
 			IFS='|' read -r name prep sgid dgid args expect ctr type <<<"$c"
-			expect=$(rv_expect "$expect")
+			expect=$(rv_expect "$expect" $args)
 			$prep
 			all_before=$(counters_all)
 			before=$(counter "$ctr")
