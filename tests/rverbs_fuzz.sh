@@ -16,7 +16,8 @@
 # the Rust core ah_created must move, by at least the AHs the run created,
 # and on rv0 (which has XRC) xrcd_allocated too when an XRCD was opened.
 # The device's GID table must not change during its runs: the fuzzer
-# chooses source GIDs by it.
+# chooses source GIDs by it, and its GID queries (IOCTL_QUERY_GID_ENTRY)
+# are answered from it.
 #
 # Seeds 1 2 3, 20000 commands each (3000 on the debug lane).  SEED="S..."
 # and FUZZ_COUNT=N override them: a failing case prints the first lines

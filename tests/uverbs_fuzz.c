@@ -4,8 +4,8 @@
  * reach ib_core's AH and XRCD verbs (rdma_create_user_ah,
  * rdma_destroy_ah_user, ib_alloc_xrcd_user, ib_dealloc_xrcd_user) and of
  * the commands around them, on the raw interface: write() of the legacy
- * command ABI of <rdma/ib_user_verbs.h> and the RDMA_VERBS_IOCTL destroy
- * methods, no libibverbs.
+ * command ABI of <rdma/ib_user_verbs.h> and the RDMA_VERBS_IOCTL methods
+ * that rdma-core (libibverbs) uses around AHs and XRCDs, no libibverbs.
  *
  *   uverbs_fuzz [-q] [-v] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...
  *
@@ -14,15 +14,26 @@
  * clock) and the command's index, so that a run is the same command
  * sequence again as long as the kernel answers the same: GET_CONTEXT,
  * QUERY_DEVICE, QUERY_PORT, ALLOC_PD, DEALLOC_PD, CREATE_AH, DESTROY_AH,
- * OPEN_XRCD, CLOSE_XRCD, the ioctl methods
- * UVERBS_METHOD_AH_DESTROY and UVERBS_METHOD_XRCD_DESTROY, and REOPEN
- * (close a file with whatever lives on it, open it again).  Each field is
- * random within what the command accepts and beyond it; handles are live
- * ones of the file (from the fuzzer's own bookkeeping of what the kernel
- * accepted), stale, of another file, of another type, or random; lengths
- * are right, short, long (zero or non-zero bytes past the command), empty
- * or inconsistent; response buffers are valid, NULL, unmapped, read-only,
- * in kernel space or run into an unmapped page.
+ * OPEN_XRCD, CLOSE_XRCD, the ioctl methods UVERBS_METHOD_AH_DESTROY,
+ * UVERBS_METHOD_XRCD_DESTROY and UVERBS_METHOD_PD_DESTROY (IOCTL_*_DESTROY:
+ * rdma-core's ibv_destroy_ah, ibv_close_xrcd, ibv_dealloc_pd),
+ * UVERBS_METHOD_GET_CONTEXT (IOCTL_GET_CONTEXT: how rdma-core opens a
+ * context), UVERBS_METHOD_QUERY_PORT and UVERBS_METHOD_QUERY_GID_ENTRY
+ * (IOCTL_QUERY_PORT, IOCTL_QUERY_GID_ENTRY: ibv_query_port,
+ * ibv_query_gid_ex), and REOPEN (close a file with whatever lives on it,
+ * open it again).  Each field is random within what the command accepts
+ * and beyond it; handles are live ones of the file (from the fuzzer's own
+ * bookkeeping of what the kernel accepted), stale, of another file, of
+ * another type, or random; port numbers and GID indexes are valid, out of
+ * range or wider than their type; lengths are right, short, long (zero or
+ * non-zero bytes past the command), empty or inconsistent; response
+ * buffers are valid, NULL, unmapped, read-only, in kernel space, run into
+ * an unmapped page, short or long.  An ioctl is sent as rdma-core would,
+ * mostly, else with a bad header (length, reserved fields, driver id,
+ * object, method), attributes missing, repeated or unknown (mandatory or
+ * not), one attribute of the wrong length, with reserved bits, a value
+ * wider than 32 bits or a non-canonical pointer, or the whole of it
+ * unmapped or running into an unmapped page.
  *
  * The output is one line per command, "<index> <command> <outcome>", the
  * outcome "ok" or the errno's name, nothing that may differ between two
@@ -113,29 +124,38 @@ enum cmd {
 	C_CLOSE_XRCD,
 	C_IOCTL_AH_DESTROY,
 	C_IOCTL_XRCD_DESTROY,
-	C_REOPEN,
+	C_IOCTL_PD_DESTROY,
+	C_IOCTL_GET_CONTEXT,
+	C_IOCTL_QUERY_PORT,
+	C_IOCTL_QUERY_GID_ENTRY,
+	C_REOPEN,		/* the last: choose_cmd() falls to it */
 	C_NR
 };
 
 static const char *const cmd_names[C_NR] = {
 	"GET_CONTEXT", "QUERY_DEVICE", "QUERY_PORT", "ALLOC_PD", "DEALLOC_PD",
 	"CREATE_AH", "DESTROY_AH", "OPEN_XRCD", "CLOSE_XRCD",
-	"IOCTL_AH_DESTROY", "IOCTL_XRCD_DESTROY", "REOPEN",
+	"IOCTL_AH_DESTROY", "IOCTL_XRCD_DESTROY", "IOCTL_PD_DESTROY", "IOCTL_GET_CONTEXT",
+	"IOCTL_QUERY_PORT", "IOCTL_QUERY_GID_ENTRY", "REOPEN",
 };
 
-/* How often each command is chosen, per mille. */
+/* How often each command is chosen, per mille (they add up to 1000). */
 static const unsigned int cmd_weights[C_NR] = {
 	[C_GET_CONTEXT] = 15,
-	[C_QUERY_DEVICE] = 30,
-	[C_QUERY_PORT] = 40,
+	[C_QUERY_DEVICE] = 25,
+	[C_QUERY_PORT] = 30,
 	[C_ALLOC_PD] = 80,
-	[C_DEALLOC_PD] = 50,
-	[C_CREATE_AH] = 310,
-	[C_DESTROY_AH] = 170,
-	[C_OPEN_XRCD] = 110,
+	[C_DEALLOC_PD] = 35,
+	[C_CREATE_AH] = 270,
+	[C_DESTROY_AH] = 150,
+	[C_OPEN_XRCD] = 100,
 	[C_CLOSE_XRCD] = 70,
-	[C_IOCTL_AH_DESTROY] = 70,
+	[C_IOCTL_AH_DESTROY] = 65,
 	[C_IOCTL_XRCD_DESTROY] = 50,
+	[C_IOCTL_PD_DESTROY] = 30,
+	[C_IOCTL_GET_CONTEXT] = 10,
+	[C_IOCTL_QUERY_PORT] = 25,
+	[C_IOCTL_QUERY_GID_ENTRY] = 40,
 	[C_REOPEN] = 5,
 };
 
@@ -647,106 +667,201 @@ static int send_write(struct rng *r, int fd, struct wcmd *c)
 	return (size_t)n == count ? 0 : RET_SHORT;
 }
 
-/* An ioctl destroy method of @object with one attribute, @handle. */
-static int send_destroy_ioctl(struct rng *r, int fd, __u16 object, __u16 method, __u16 attr_id,
-			      __u64 *handle)
+/*
+ * What an ioctl attribute is, for the ways to get it wrong: the kernel
+ * checks each kind differently (uverbs_ioctl.c:uverbs_process_attr).
+ */
+enum akind {
+	A_IDR,		/* a handle, inline; len must be 0 */
+	A_CONST,	/* UVERBS_ATTR_CONST_IN: a value, inline, len exactly 8 */
+	A_FLAGS,	/* UVERBS_ATTR_FLAGS_IN: inline, len 4 or 8 */
+	A_IN,		/* a buffer in: inline up to 8 bytes, else a pointer */
+	A_OUT,		/* a buffer out: always a pointer */
+};
+
+/* Attributes of a method call as it should be (GET_CONTEXT has the most). */
+#define MAX_IATTRS	4
+
+/* An ioctl method call as it should be; send_ioctl() gets it wrong at times. */
+struct icmd {
+	__u16 object;
+	__u16 method;
+	__u16 nr_ids;		/* the method's own attribute ids are below this */
+	unsigned int n;
+	struct ib_uverbs_attr attrs[MAX_IATTRS];
+	enum akind kind[MAX_IATTRS];
+};
+
+/*
+ * Add an attribute to @c.  The mandatory flag is random: it only matters
+ * for an attribute the method does not have (uverbs_ioctl.c:uverbs_set_attr).
+ */
+static void icmd_add(struct rng *r, struct icmd *c, __u16 id, enum akind kind, __u64 data,
+		     __u16 len)
 {
-	__u64 buf[IOCTL_WORDS(2)] = {};
+	if (c->n == MAX_IATTRS)
+		return;
+	c->attrs[c->n] = (struct ib_uverbs_attr){
+		.attr_id = id,
+		.len = len,
+		.flags = chance(r, 500) ? UVERBS_ATTR_F_MANDATORY : 0,
+		.data = data,
+	};
+	c->kind[c->n++] = kind;
+}
+
+/*
+ * An output attribute for a struct of @size bytes (a multiple of 4): of the
+ * length rdma-core gives, shorter or longer, and in a buffer of the kinds a
+ * write()'s response gets.  Nothing is read back from it.
+ */
+static void icmd_out(struct rng *r, struct icmd *c, __u16 id, size_t size)
+{
+	unsigned int x = rnd(r, 100);
+	size_t len = size;
+	bool readable;
+	__u64 data;
+
+	if (x < 4) {
+		len = 4 * rnd(r, size / 4);
+		describe(" out=short");
+	} else if (x < 14) {
+		len += 4 * (1 + rnd(r, 16));
+		describe(" out=long");
+	}
+	data = choose_response(r, len, &readable);
+	icmd_add(r, c, id, A_OUT, data, len);
+}
+
+/*
+ * Send @c with RDMA_VERBS_IOCTL, mostly as it is, else with something
+ * wrong in the header or in one attribute, or in where it is.  A handle
+ * or value made 64 bits wide is left in @c, for the bookkeeping.
+ */
+static int send_ioctl(struct rng *r, int fd, struct icmd *c)
+{
+	__u64 buf[IOCTL_WORDS(MAX_IATTRS + 1)] = {};
 	struct ib_uverbs_ioctl_hdr *hdr = (struct ib_uverbs_ioctl_hdr *)buf;
 	struct ib_uverbs_attr *attrs = hdr->attrs;
-	struct ib_uverbs_attr attr = {
-		.attr_id = attr_id,
-		.flags = chance(r, 500) ? UVERBS_ATTR_F_MANDATORY : 0,
-		.data = *handle,
-	};
-	unsigned int x = rnd(r, 100), n = 1;
+	unsigned int x = rnd(r, 100), n = c->n, k = n ? rnd(r, n) : 0;
 	unsigned char *p = g.req;
-	size_t len, k;
+	size_t len, off;
 	long length;
+	__u16 l;
 
-	hdr->object_id = object;
-	hdr->method_id = method;
+	hdr->object_id = c->object;
+	hdr->method_id = c->method;
 	hdr->driver_id = g.driver_id;
-	attrs[0] = attr;
+	memcpy(attrs, c->attrs, n * sizeof(*attrs));
+	/* From 93 on, one attribute is changed: a call without any is sent as it is. */
+	if (!n && x >= 93)
+		x = 0;
 	if (x < 80) {
 		/* as it should be */
 	} else if (x < 82) {
-		n = 0;
-		describe(" attrs=none");
-	} else if (x < 84) {
-		attrs[1] = attr;
-		n = 2;
-		describe(" attrs=twice");
-	} else if (x < 87) {
-		/* An attribute this method does not have, before or after. */
+		if (n > 1 && chance(r, 500)) {
+			/* One left out, mandatory or not, the others there. */
+			memmove(&attrs[k], &attrs[k + 1], (n - k - 1) * sizeof(*attrs));
+			n--;
+			describe(" attrs=drop-%u", c->attrs[k].attr_id);
+		} else {
+			n = 0;
+			describe(" attrs=none");
+		}
+	} else if (x < 85) {
+		/* An attribute this method does not have, first or last. */
 		struct ib_uverbs_attr unknown = {
-			.attr_id = attr_id + 1 + rnd(r, 8),
+			.attr_id = c->nr_ids + rnd(r, 8),
 			.flags = chance(r, 500) ? UVERBS_ATTR_F_MANDATORY : 0,
 			.data = rnext(r),
 		};
 
 		if (chance(r, 500)) {
-			attrs[1] = attr;
+			memmove(&attrs[1], &attrs[0], n * sizeof(*attrs));
 			attrs[0] = unknown;
 		} else {
-			attrs[1] = unknown;
+			attrs[n] = unknown;
 		}
-		n = 2;
+		n++;
 		describe(" attrs=unknown%s", unknown.flags ? "-mandatory" : "");
-	} else if (x < 88) {
-		attrs[0].len = 4 * (1 + rnd(r, 4));
-		describe(" attr=len");
-	} else if (x < 89) {
-		attrs[0].attr_data.reserved = 1 + rnd(r, 0xffff);
-		describe(" attr=reserved");
-	} else if (x < 90) {
+	} else if (x < 86) {
 		hdr->reserved1 = rnext(r) | 1;
 		describe(" hdr=reserved1");
-	} else if (x < 91) {
+	} else if (x < 87) {
 		hdr->reserved2 = rnd(r, 0xffffffff) + 1;
 		describe(" hdr=reserved2");
-	} else if (x < 92) {
+	} else if (x < 88) {
 		describe(" hdr=length");
-	} else if (x < 93) {
+	} else if (x < 89) {
 		hdr->driver_id = g.driver_id + 1 + rnd(r, 64);
 		describe(" hdr=driver_id");
-	} else if (x < 94) {
-		hdr->method_id = method + 1 + rnd(r, 8);
+	} else if (x < 90) {
+		/* Past the last method of UVERBS_OBJECT_DEVICE too. */
+		hdr->method_id = c->method + 8 + rnd(r, 8);
 		describe(" hdr=method");
-	} else if (x < 95) {
+	} else if (x < 91) {
 		/* No such object: ids of the core namespace end far below. */
 		hdr->object_id = 0x0f00 + rnd(r, 0x100);
 		describe(" hdr=object");
-	} else if (x < 96) {
+	} else if (x < 92) {
 		describe(" hdr=unmapped");
-	} else if (x < 97) {
+	} else if (x < 93) {
 		describe(" attrs=straddle");
+	} else if (x < 95) {
+		attrs[n++] = attrs[k];
+		describe(" attrs=twice");
+	} else if (x < 96) {
+		l = 4 * rnd(r, 5);
+		attrs[k].len = l != attrs[k].len ? l : l + 4;
+		describe(" attr%u=len", attrs[k].attr_id);
+	} else if (x < 97) {
+		attrs[k].attr_data.reserved = 1 + rnd(r, 0xffff);
+		describe(" attr%u=reserved", attrs[k].attr_id);
 	} else if (x < 99) {
-		/* Not a 32-bit handle: past the xarray, or negative. */
-		if (chance(r, 500))
-			*handle |= 1ULL << (32 + rnd(r, 31));
-		else
-			*handle |= 1ULL << 63;
-		attrs[0].data = *handle;
-		describe(" handle=64-bit");
+		switch (c->kind[k]) {
+		case A_IDR:
+		case A_CONST:
+			/* Not a 32-bit handle or value: past the xarray, negative, too big. */
+			if (chance(r, 500))
+				attrs[k].data |= 1ULL << (32 + rnd(r, 31));
+			else
+				attrs[k].data |= 1ULL << 63;
+			if (c->kind[k] == A_IDR)
+				describe(" handle=64-bit");
+			else
+				describe(" value%u=64-bit", attrs[k].attr_id);
+			break;
+		case A_FLAGS:
+			/* Flags above bit 31 only count when 8 bytes long. */
+			attrs[k].data |= 1ULL << (32 + rnd(r, 32));
+			describe(" flags%u=64-bit%s", attrs[k].attr_id,
+				 attrs[k].len == 8 ? "" : "-ignored");
+			break;
+		default:
+			/* A pointer that is not canonical. */
+			attrs[k].data |= 1ULL << 63;
+			describe(" ptr%u=non-canonical", attrs[k].attr_id);
+			break;
+		}
+		c->attrs[k].data = attrs[k].data;
 	} else {
-		attrs[0].flags |= 0x8000;
-		describe(" attr=flags");
+		attrs[k].flags |= 0x8000;
+		describe(" attr%u=flags", attrs[k].attr_id);
 	}
 	hdr->num_attrs = n;
 	len = sizeof(*hdr) + n * sizeof(*attrs);
 	length = len;
-	if (x == 91)
+	if (x == 87)
 		length += chance(r, 500) ? (long)(8 * (1 + rnd(r, 4))) : -8L;
 	hdr->length = length;
 
-	if (x == 95) {
+	if (x == 91) {
 		p = unmapped_page();
-	} else if (x == 96 && n) {
-		/* The header in the page, the last k bytes of the attributes past it. */
-		k = 4 * (1 + rnd(r, n * sizeof(*attrs) / 4));
-		p = g.req + g.page - len + k;
-		memcpy(p, buf, len - k);
+	} else if (x == 92 && n) {
+		/* The header in the page, the last bytes of the attributes past it. */
+		off = 4 * (1 + rnd(r, n * sizeof(*attrs) / 4));
+		p = g.req + g.page - len + off;
+		memcpy(p, buf, len - off);
 	} else {
 		memcpy(p, buf, len);
 	}
@@ -1097,20 +1212,169 @@ static int do_destroy(struct rng *r, unsigned int f, enum cmd cmd, enum otype ty
 	return ret;
 }
 
+/*
+ * The ioctl destroy methods, which rdma-core's ibv_destroy_ah,
+ * ibv_close_xrcd and ibv_dealloc_pd use (uverbs_std_types.c): the handle,
+ * a mandatory attribute, and nothing else.  They end in the same
+ * uobj_destroy() as the write() commands, and so in the same answers: a PD
+ * that an AH uses is EBUSY (uverbs_std_types.c:uverbs_free_pd).
+ */
 static int do_destroy_ioctl(struct rng *r, unsigned int f, enum cmd cmd, enum otype type)
 {
+	static const struct {
+		__u16 object, method, attr;
+	} methods[T_NR] = {
+		[T_PD] = { UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY,
+			   UVERBS_ATTR_DESTROY_PD_HANDLE },
+		[T_AH] = { UVERBS_OBJECT_AH, UVERBS_METHOD_AH_DESTROY,
+			   UVERBS_ATTR_DESTROY_AH_HANDLE },
+		[T_XRCD] = { UVERBS_OBJECT_XRCD, UVERBS_METHOD_XRCD_DESTROY,
+			     UVERBS_ATTR_DESTROY_XRCD_HANDLE },
+	};
 	struct ufd *u = &g.fds[f];
-	__u64 handle = choose_handle(r, f, type);
+	struct icmd c = {
+		.object = methods[type].object,
+		.method = methods[type].method,
+		.nr_ids = methods[type].attr + 1,
+	};
+	__u32 handle = choose_handle(r, f, type);
 	int ret;
 
-	if (type == T_AH)
-		ret = send_destroy_ioctl(r, u->fd, UVERBS_OBJECT_AH, UVERBS_METHOD_AH_DESTROY,
-					 UVERBS_ATTR_DESTROY_AH_HANDLE, &handle);
-	else
-		ret = send_destroy_ioctl(r, u->fd, UVERBS_OBJECT_XRCD, UVERBS_METHOD_XRCD_DESTROY,
-					 UVERBS_ATTR_DESTROY_XRCD_HANDLE, &handle);
-	after_destroy(cmd, u, handle, type, ret);
+	icmd_add(r, &c, methods[type].attr, A_IDR, handle, 0);
+	ret = send_ioctl(r, u->fd, &c);
+	/* The handle as sent: send_ioctl() may have made it 64 bits wide. */
+	after_destroy(cmd, u, c.attrs[0].data, type, ret);
 	return ret;
+}
+
+/*
+ * UVERBS_METHOD_GET_CONTEXT, the way rdma-core opens a context
+ * (ibv_cmd_get_context): the number of completion vectors and the core's
+ * support bits out, both optional, and at times driver data, which rxe's
+ * provider has none of.  No async event file comes with this context
+ * (rdma-core asks for one with a method of its own).  A file that has a
+ * context already gets EINVAL (uverbs_cmd.c:ib_init_ucontext), after the
+ * two outputs are written.
+ */
+static int do_get_context_ioctl(struct rng *r, struct ufd *u)
+{
+	struct icmd c = {
+		.object = UVERBS_OBJECT_DEVICE,
+		.method = UVERBS_METHOD_GET_CONTEXT,
+		.nr_ids = UVERBS_ATTR_GET_CONTEXT_FD_ARR + 1,
+	};
+	__u64 in;
+	int ret;
+
+	if (chance(r, 900))
+		icmd_out(r, &c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, sizeof(__u32));
+	if (chance(r, 900))
+		icmd_out(r, &c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, sizeof(__u64));
+	if (chance(r, 50)) {
+		/*
+		 * Inline, zero or not.  Below 4G, so that as a pointer (when
+		 * send_ioctl() makes it longer than 8 bytes) it is one to
+		 * nothing mapped, the same in every run.
+		 */
+		in = chance(r, 500) ? 0 : rnd(r, 0xffffffff);
+		icmd_add(r, &c, UVERBS_ATTR_UHW_IN, A_IN, in, 4 * rnd(r, 3));
+		icmd_out(r, &c, UVERBS_ATTR_UHW_OUT, 8 * (1 + rnd(r, 2)));
+		describe(" uhw");
+	}
+	ret = send_ioctl(r, u->fd, &c);
+	if (!ret) {
+		if (u->ctx)
+			note_surprise(C_IOCTL_GET_CONTEXT, "a second context on one file");
+		/* An async_fd a write() GET_CONTEXT gave stays what it was. */
+		u->ctx = true;
+	}
+	return ret;
+}
+
+/*
+ * A port number for an ioctl: mostly 1, else 0, one past the device's, any
+ * u8, or past a u8 (the type of QUERY_PORT's, a u32 for QUERY_GID_ENTRY).
+ */
+static __u64 ioctl_port(struct rng *r)
+{
+	unsigned int x = rnd(r, 100);
+	__u64 port;
+
+	if (x < 70)
+		port = 1;
+	else if (x < 78)
+		port = 0;
+	else if (x < 86)
+		port = 2 + rnd(r, 2);
+	else if (x < 93)
+		port = rnd(r, 256);
+	else
+		port = 256 + rnd(r, 0xffffff00);
+	describe(" port=%s", port == 1 ? "1" : port < 256 ? "other" : "wide");
+	return port;
+}
+
+/*
+ * UVERBS_METHOD_QUERY_PORT, rdma-core's ibv_query_port: the port number, a
+ * u8 constant (a value past 255 is EINVAL), and the extended response, as
+ * long as the kernel's at least (a longer one is zeroed past it).  It needs
+ * a context.
+ */
+static int do_query_port_ioctl(struct rng *r, struct ufd *u)
+{
+	struct icmd c = {
+		.object = UVERBS_OBJECT_DEVICE,
+		.method = UVERBS_METHOD_QUERY_PORT,
+		.nr_ids = UVERBS_ATTR_QUERY_PORT_RESP + 1,
+	};
+
+	icmd_add(r, &c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, A_CONST, ioctl_port(r), sizeof(__u64));
+	icmd_out(r, &c, UVERBS_ATTR_QUERY_PORT_RESP, sizeof(struct ib_uverbs_query_port_resp_ex));
+	return send_ioctl(r, u->fd, &c);
+}
+
+/*
+ * UVERBS_METHOD_QUERY_GID_ENTRY, rdma-core's ibv_query_gid_ex: port and
+ * GID index (u32 constants), flags (none is defined: any is EINVAL), all
+ * mandatory, and the entry out.  The answer depends on the GID table:
+ * ENODATA for an empty entry, EINVAL past the table or for an index that
+ * is a negative int (cache.c:rdma_get_gid_attr); tests/rverbs_fuzz.sh
+ * keeps the table the same through its runs.
+ */
+static int do_query_gid_entry_ioctl(struct rng *r, struct ufd *u)
+{
+	struct icmd c = {
+		.object = UVERBS_OBJECT_DEVICE,
+		.method = UVERBS_METHOD_QUERY_GID_ENTRY,
+		.nr_ids = UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY + 1,
+	};
+	__u64 port = ioctl_port(r), index, flags = 0;
+	unsigned int x = rnd(r, 100);
+
+	if (x < 60) {
+		index = g.sgid;
+		describe(" gid=given");
+	} else if (x < 75) {
+		index = rnd(r, 8);
+		describe(" gid=small");
+	} else if (x < 92) {
+		index = rnd(r, GID_TBL);
+		describe(" gid=any");
+	} else {
+		index = 0x80000000u | rnd(r, 0x80000000u);
+		describe(" gid=negative");
+	}
+	if (chance(r, 100)) {
+		flags = chance(r, 500) ? 1u << rnd(r, 32) : (__u32)rnext(r) | 1;
+		describe(" flags=some");
+	}
+	icmd_add(r, &c, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, A_CONST, port, sizeof(__u64));
+	icmd_add(r, &c, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, A_CONST, index, sizeof(__u64));
+	/* rdma-core sends the flags as a u32; a u64 is accepted as well. */
+	icmd_add(r, &c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, A_FLAGS, flags,
+		 chance(r, 800) ? sizeof(__u32) : sizeof(__u64));
+	icmd_out(r, &c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, sizeof(struct ib_uverbs_gid_entry));
+	return send_ioctl(r, u->fd, &c);
 }
 
 static void close_ufd(struct ufd *u)
@@ -1136,9 +1400,9 @@ static enum cmd choose_cmd(struct rng *r, const struct ufd *u)
 {
 	unsigned int x, c;
 
-	/* A file without a context gets one soon, mostly. */
+	/* A file without a context gets one soon, mostly, either way. */
 	if (!u->ctx && chance(r, 300))
-		return C_GET_CONTEXT;
+		return chance(r, 500) ? C_IOCTL_GET_CONTEXT : C_GET_CONTEXT;
 	x = rnd(r, 1000);
 	for (c = 0; c < C_NR - 1; c++) {
 		if (x < cmd_weights[c])
@@ -1210,6 +1474,18 @@ static void run_one(unsigned int index)
 	case C_IOCTL_XRCD_DESTROY:
 		ret = do_destroy_ioctl(&r, f, cmd, T_XRCD);
 		break;
+	case C_IOCTL_PD_DESTROY:
+		ret = do_destroy_ioctl(&r, f, cmd, T_PD);
+		break;
+	case C_IOCTL_GET_CONTEXT:
+		ret = do_get_context_ioctl(&r, u);
+		break;
+	case C_IOCTL_QUERY_PORT:
+		ret = do_query_port_ioctl(&r, u);
+		break;
+	case C_IOCTL_QUERY_GID_ENTRY:
+		ret = do_query_gid_entry_ioctl(&r, u);
+		break;
 	default:
 		ret = do_reopen(u);
 		break;
@@ -1223,7 +1499,8 @@ static void run_one(unsigned int index)
 	if (ms > 500)
 		g.slow++;
 
-	if (!ret && !had_ctx && cmd != C_GET_CONTEXT && cmd != C_REOPEN)
+	if (!ret && !had_ctx && cmd != C_GET_CONTEXT && cmd != C_IOCTL_GET_CONTEXT &&
+	    cmd != C_REOPEN)
 		note_surprise(cmd, "succeeded on a file without a context");
 	record(cmd, ret);
 }
