@@ -39,20 +39,17 @@ done
 # The debug lane (make check-debug, RVERBS_LANE=debug) runs the tests of
 # DEBUG_LANE_TESTS and then its own: fault injection, and last the planted
 # bugs that prove its detectors work (lockdep turns itself off after its
-# first report).
+# first report).  RVERBS_TESTS="NAME..." (make check TESTS=..., make
+# check-debug TESTS=...) runs only those tests, on the debug lane any of
+# them, in or out of DEBUG_LANE_TESTS.
 if [ "${RVERBS_LANE:-}" = debug ]; then
 	lane=" $(make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_TESTS | tr '\n' ' ') "
-	chosen=()
-	for t in "${tests[@]}"; do
-		[[ $lane == *" ${t##*/} "* ]] && chosen+=("$t")
-	done
-	tests=("${chosen[@]}")
 	for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_DEBUG); do
 		tests+=("$RVERBS_TOP/tests/$t")
+		lane+="$t "
 	done
+	[ -n "${RVERBS_TESTS:-}" ] || RVERBS_TESTS=$lane
 fi
-
-# RVERBS_TESTS="NAME..." (make check TESTS=...) runs only those tests.
 if [ -n "${RVERBS_TESTS:-}" ]; then
 	chosen=()
 	for t in "${tests[@]}"; do
