@@ -40,6 +40,12 @@ info "configuring the debug kernel (virtme-ng's minimal config + tests/config + 
 (cd "$base/src" && virtme-configkernel --defconfig --custom "$frag" \
 	O="$base/build" LLVM=-22) >"$log" 2>&1 ||
 	{ tail -n 30 "$log" >&2; die "configuring the debug kernel failed; log in $log"; }
+# virtme-ng puts its own settings after the fragments (debug info among
+# them): the fragments go over its result once more, so that theirs win.
+(cd "$base/src" && KCONFIG_CONFIG="$base/build/.config" scripts/kconfig/merge_config.sh -m \
+	-O "$base/build" "$base/build/.config" "$frag" &&
+	make O="$base/build" LLVM=-22 olddefconfig) >>"$log" 2>&1 ||
+	{ tail -n 30 "$log" >&2; die "merging the fragments over virtme-ng's config failed; log in $log"; }
 
 missing=()
 while IFS= read -r line; do

@@ -19,7 +19,7 @@
 # chooses source GIDs by it, and its GID queries (IOCTL_QUERY_GID_ENTRY)
 # are answered from it.
 #
-# Seeds 1 2 3, 20000 commands each (3000 on the debug lane).  SEED="S..."
+# Seeds 1 2 3, 20000 commands each (1500 on the debug lane).  SEED="S..."
 # and FUZZ_COUNT=N override them: a failing case prints the first lines
 # that differ and the SEED= that reproduces it, e.g. after make check:
 #   make vm CMD='SEED=7 RVERBS_TEST_BIN=$PWD/build/check/tests tests/rverbs_fuzz.sh'
@@ -33,7 +33,7 @@ DBG=/sys/kernel/debug
 DEVS=(rxe0 rv0)
 read -ra SEEDS <<<"${SEED:-1 2 3}"
 if [ "${RVERBS_LANE:-}" = debug ]; then
-	COUNT=${FUZZ_COUNT:-3000}
+	COUNT=${FUZZ_COUNT:-1500}
 	RUN_TIMEOUT=900
 else
 	COUNT=${FUZZ_COUNT:-20000}

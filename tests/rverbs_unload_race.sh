@@ -12,10 +12,10 @@
 
 . "$(dirname "$0")/lib.sh"
 
-# 20 rounds; 5 on the debug lane (KASAN, lockdep under TCG: a round takes
+# 20 rounds; 3 on the debug lane (KASAN, lockdep under TCG: a round takes
 # ten times as long there).
 ROUNDS=${ROUNDS:-20}
-[ "${RVERBS_LANE:-}" = debug ] && ROUNDS=${ROUNDS_DEBUG:-5}
+[ "${RVERBS_LANE:-}" = debug ] && ROUNDS=${ROUNDS_DEBUG:-3}
 
 cleanup() {
 	local i
