@@ -143,7 +143,7 @@ fmt: $(KDIR_DEP)
 
 ## make check           lint + build + the whole kselftest suite, one VM boot
 check: kdir lint harness-selftest
-	$(MAKE) modules
+	$(MAKE) deb
 	scripts/check.sh
 
 ## make harness-selftest  planted harness failures must fail a run (host only)

@@ -4,7 +4,7 @@
 # mkdeb.sh [--no-lintian] [--sign KEY CERT] OUTDIR - make deb: the Debian
 # package of the built rverbs.ko and rverbs_takeover.ko for Debian's stock
 # kernel, as OUTDIR/rverbs-modules-<release>_<version>_amd64.deb, checked
-# with lintian when the toolchain root has it (--no-lintian: not, for the
+# with lintian, which the toolchain root has (--no-lintian: not, for the
 # test VM, where it would take minutes).
 #
 # Made with Debian's own tools and no debhelper: dpkg-gencontrol writes the
@@ -121,9 +121,10 @@ rm -rf "$work" "$out/control" "$out/changelog" "$out/files"
 
 if [ -z "$lintian" ]; then
 	:
-elif command -v lintian >/dev/null; then
-	lintian --fail-on error,warning "$deb" || die "lintian found problems in $deb"
 else
-	info "lintian is not in the toolchain root: not run"
+	command -v lintian >/dev/null ||
+		die "lintian is missing from the toolchain root (scripts/toolchain.manifest)"
+	lintian --fail-on error,warning "$deb" || die "lintian found problems in $deb"
+	info "lintian: no error or warning"
 fi
 info "$deb"
