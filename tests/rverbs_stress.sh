@@ -25,10 +25,11 @@
 
 PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 # The debug lane (KASAN, lockdep under TCG: each AH costs 10 to 20 times
-# more) runs a twenty-fifth of it (the time CI has for it).
+# more) runs a fiftieth of it and a hundredth of the failing creates (the
+# time CI has for it).
 PER_WORKER=50000
 FAILING=10000
-[ "${RVERBS_LANE:-}" = debug ] && PER_WORKER=2000 FAILING=400
+[ "${RVERBS_LANE:-}" = debug ] && PER_WORKER=1000 FAILING=100
 
 trap teardown EXIT
 

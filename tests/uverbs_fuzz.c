@@ -7,7 +7,7 @@
  * command ABI of <rdma/ib_user_verbs.h> and the RDMA_VERBS_IOCTL methods
  * that rdma-core (libibverbs) uses around AHs and XRCDs, no libibverbs.
  *
- *   uverbs_fuzz [-q] [-v] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...
+ *   uverbs_fuzz [-q] [-v] [-B] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...
  *
  * Runs COUNT commands (20000 by default) on 1 to 3 files of DEV's uverbs
  * device, each chosen by a PRNG (splitmix64) from SEED (by default from the
@@ -34,6 +34,15 @@
  * not), one attribute of the wrong length, with reserved bits, a value
  * wider than 32 bits or a non-canonical pointer, or the whole of it
  * unmapped or running into an unmapped page.
+ *
+ * A command known to leak in the kernel itself is never sent, unless -B:
+ * the ioctl GET_CONTEXT to a file that has a context.  ib_core's handler of
+ * UVERBS_METHOD_GET_CONTEXT (uverbs_std_types_device.c) frees the new
+ * context when ib_init_ucontext() fails without rdma_restrack_put(), which
+ * the write() command's error path has (uverbs_cmd.c): each such call
+ * leaks a reference to the calling task, and with it the task_struct, its
+ * signal_struct and credentials (kmemleak on the debug lane, 7.2.13).  The
+ * write() GET_CONTEXT is sent instead.
  *
  * The output is one line per command, "<index> <command> <outcome>", the
  * outcome "ok" or the errno's name, nothing that may differ between two
@@ -200,6 +209,7 @@ static struct {
 	unsigned int count;
 	bool quiet;
 	bool verbose;
+	bool kernel_leaks;
 	int sgid;
 	unsigned int ngids;
 	__u8 gids[MAX_GIDS][16];
@@ -1254,7 +1264,7 @@ static int do_destroy_ioctl(struct rng *r, unsigned int f, enum cmd cmd, enum ot
  * provider has none of.  No async event file comes with this context
  * (rdma-core asks for one with a method of its own).  A file that has a
  * context already gets EINVAL (uverbs_cmd.c:ib_init_ucontext), after the
- * two outputs are written.
+ * two outputs are written, and leaks a task reference: sent only with -B.
  */
 static int do_get_context_ioctl(struct rng *r, struct ufd *u)
 {
@@ -1409,6 +1419,9 @@ static enum cmd choose_cmd(struct rng *r, const struct ufd *u)
 			break;
 		x -= cmd_weights[c];
 	}
+	/* The kernel leaks a task reference on this one (-B, above). */
+	if (c == C_IOCTL_GET_CONTEXT && u->ctx && !g.kernel_leaks)
+		c = C_GET_CONTEXT;
 	return c;
 }
 
@@ -1712,7 +1725,7 @@ static void summary(void)
 }
 
 static const char usage_text[] =
-	"usage: uverbs_fuzz [-q] [-v] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...\n";
+	"usage: uverbs_fuzz [-q] [-v] [-B] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...\n";
 
 static void bad_usage(void)
 {
@@ -1728,7 +1741,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	g.count = 20000;
-	while ((opt = getopt(argc, argv, "n:s:qv")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:qvB")) != -1) {
 		switch (opt) {
 		case 'n':
 			g.count = strtoul(optarg, &end, 0);
@@ -1746,6 +1759,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			g.verbose = true;
+			break;
+		case 'B':
+			g.kernel_leaks = true;
 			break;
 		default:
 			bad_usage();
