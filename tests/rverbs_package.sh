@@ -72,15 +72,18 @@ mkkey() {
 mkkey test "$SIGNER" && mkkey other "another key" ||
 	ktap_exit_fail_msg "openssl could not make the test keys"
 
-# The toolchain root's userspace is the guest's: mkdeb.sh runs as in it.
-build() {
-	RVERBS_IN_ROOT=1 "$RVERBS_TOP/scripts/mkdeb.sh" --no-lintian \
-		--sign "$work/test.key" "$work/test.crt" "$work/deb" >"$work/mkdeb.log" 2>&1 || {
-		sed 's/^/# /' "$work/mkdeb.log"
+# logged CMD... - CMD with its output kept, and shown only when it fails.
+logged() {
+	"$@" >"$work/cmd.log" 2>&1 || {
+		sed 's/^/# /' "$work/cmd.log"
 		return 1
 	}
 }
-ksft_check "the package builds, signed with a throw-away key (scripts/mkdeb.sh)" build
+
+# The toolchain root's userspace is the guest's: mkdeb.sh runs as in it.
+ksft_check "the package builds, signed with a throw-away key (scripts/mkdeb.sh)" \
+	logged env RVERBS_IN_ROOT=1 "$RVERBS_TOP/scripts/mkdeb.sh" --no-lintian \
+	--sign "$work/test.key" "$work/test.crt" "$work/deb"
 DEB=$work/deb/${PKG}_${VERSION}_amd64.deb
 [ -e "$DEB" ] || ktap_exit_fail_msg "no $DEB"
 
@@ -91,13 +94,7 @@ ksft_check "it depends on exactly linux-image-$REL, at the version installed" \
 ksft_check "its version is the modules' (modinfo)" \
 	test "$(dpkg-deb -f "$DEB" Version)" = "$VERSION"
 
-install_pkg() {
-	dpkg -i "$DEB" >"$work/dpkg.log" 2>&1 || {
-		sed 's/^/# /' "$work/dpkg.log"
-		return 1
-	}
-}
-ksft_check "dpkg -i succeeds" install_pkg
+ksft_check "dpkg -i succeeds" logged dpkg -i "$DEB"
 
 # modinfo NAME finds the installed module through depmod's index.
 ksft_check "modinfo rverbs: the installed module, with the version" \
@@ -191,13 +188,7 @@ ksft_check "... which switches off and unloads" \
 ksft_check "rdma link del rv0, modprobe -r rverbs" \
 	eval 'rdma link del rv0 && modprobe -r rverbs && [ ! -d /sys/module/rverbs ]'
 
-remove_pkg() {
-	dpkg -r "$PKG" >"$work/dpkg.log" 2>&1 || {
-		sed 's/^/# /' "$work/dpkg.log"
-		return 1
-	}
-}
-ksft_check "dpkg -r removes the package" remove_pkg
+ksft_check "dpkg -r removes the package" logged dpkg -r "$PKG"
 ksft_check "depmod forgot both modules: modinfo fails" \
 	eval '! modinfo rverbs >/dev/null 2>&1 && ! modinfo rverbs_takeover >/dev/null 2>&1'
 ksft_check "... and the alias rdma-link-rverbs names no module" \
