@@ -11,7 +11,7 @@
 # with no KTAP output, an unexpected skip, a suite cut short, a kernel
 # WARNING during one test) and expects a failed run that names the test; a
 # control case expects the unplanted run to pass, with its expected skip
-# counted as a skip.  Prints KTAP; exits non-zero if any case fails.
+# counted as a skip; two documents (two boots) are counted together.  Prints KTAP; exits non-zero if any case fails.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -73,7 +73,7 @@ expect_fail() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..10"
 
 good | summary control
 if [ $? -eq 0 ] && tail -n 1 "$tmp/control.out" | grep -qx '4 passed, 0 failed, 1 skipped'; then
@@ -104,6 +104,18 @@ expect_fail skip_after_cases t_three.sh "skipped after 1 cases" $?
 
 good | sed '/^# selftests: rverbs: t_three.sh$/,$d' | summary cut_short
 expect_fail cut_short "suite did not finish" "2 of 3 tests reported" $?
+
+# Two boots, two KTAP documents (the stock lane's module-signature boot):
+# both count, and a second one cut short fails the run.
+{ good; good; } | summary two_boots
+if [ $? -eq 0 ] && tail -n 1 "$tmp/two_boots.out" | grep -qx '8 passed, 0 failed, 2 skipped'; then
+	ok "two boots: both documents counted"
+else
+	sed 's/^/# /' "$tmp/two_boots.out"
+	not_ok "two boots: both documents counted"
+fi
+{ good; good | sed '/^# selftests: rverbs: t_three.sh$/,$d'; } | summary second_cut_short
+expect_fail second_cut_short "suite did not finish" "2 of 3 tests reported" $?
 
 # A WARNING in the kernel log while t_skip.sh runs: logcheck.sh names it.
 cat >"$tmp/dmesg.log" <<'EOF'

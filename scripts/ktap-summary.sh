@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# ktap-summary.sh LOG - count the test cases of a run_suite.sh KTAP log.
+# ktap-summary.sh LOG - count the test cases of a run_suite.sh KTAP log
+# (one KTAP document per boot, each of which must finish).
 #
 # A case is a nested result ("# ok N ..." inside a test), or the test itself
 # when it reported no nested results.  A test's nested plan ("# 1..N") must
@@ -56,6 +57,14 @@ BEGIN {
 	}
 	close(expected)
 }
+# One KTAP document per boot (scripts/check.sh): each must finish.
+function finished() {
+	if (plan < 0 || seen < plan) {
+		failed++
+		fails[failed] = sprintf("suite did not finish: %d of %d tests reported", seen, plan < 0 ? 0 : plan)
+	}
+}
+/^TAP version / { if (docs++) finished(); plan = -1; seen = 0; next }
 /^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0; next }
 /^# selftests: / { reset(); test = substr($0, 14); next }
 /^# 1\.\.[0-9]+/ { nplan = substr($2, 4) + 0; next }
@@ -85,10 +94,7 @@ BEGIN {
 	next
 }
 END {
-	if (plan < 0 || seen < plan) {
-		failed++
-		fails[failed] = sprintf("suite did not finish: %d of %d tests reported", seen, plan < 0 ? 0 : plan)
-	}
+	finished()
 	if (skipped) { print "skipped (expected, tests/expected-skips):"; for (i = 1; i <= skipped; i++) print "  " skips[i] }
 	if (nstale) {
 		print "listed as expected skips, yet passed (update tests/expected-skips):"

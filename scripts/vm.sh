@@ -6,6 +6,8 @@
 # With RVERBS_VM_KERNEL=<kernel build dir> (make vm-debug, check-debug), the
 # kernel of that build tree (the debug kernel of scripts/mkdebugkernel.sh)
 # boots instead, with its own modules; the guest then also checks kmemleak.
+# RVERBS_VM_UEFI_VARS and RVERBS_VM_APPEND: UEFI firmware and more kernel
+# command line (below).
 #
 # The guest is virtme-ng inside the toolchain root: its root filesystem is
 # the toolchain root (read-only, with throw-away overlays), the repository
@@ -57,6 +59,19 @@ if [ -n "${RVERBS_VM_KERNEL:-}" ]; then
 else
 	info "booting $KREL in QEMU (TCG, about 25 s)"
 fi
+# RVERBS_VM_APPEND: more kernel command line (the module-signature boot's
+# module.sig_enforce=1).
+[ -n "${RVERBS_VM_APPEND:-}" ] && append+=(--append "$RVERBS_VM_APPEND")
+# RVERBS_VM_UEFI_VARS=FILE: boot through UEFI firmware (Debian's OVMF)
+# with FILE as its variable store, written by the firmware (a copy made for
+# the run: scripts/modsig-prep.sh).  QEMU still loads the kernel itself
+# (-kernel); the firmware starts it through its EFI stub.
+qemu_opts=()
+if [ -n "${RVERBS_VM_UEFI_VARS:-}" ]; then
+	code=/usr/share/OVMF/OVMF_CODE_4M.fd
+	qemu_opts=("--qemu-opts=-drive if=pflash,format=raw,unit=0,readonly=on,file=$code"
+		"--qemu-opts=-drive if=pflash,format=raw,unit=1,file=$RVERBS_VM_UEFI_VARS")
+fi
 # The guest writes CMD's output to $out/console.log as it runs (guest.sh);
 # it is shown here as it grows, so that a long run shows its progress.
 # virtme-ng's own output and the guest's serial console (the kernel's boot
@@ -72,7 +87,7 @@ boot() {
 	timeout --foreground -k 10 "$timeout_s" "$RVERBS_TOP/scripts/in-root.sh" \
 		vng --run "$kernel" --disable-kvm --cpus 2 --memory "$memory" \
 		--rwdir "/mnt=$out" --rodir "$RVERBS_TOP" --rodir "$RVERBS_CACHE" --cwd "$PWD" \
-		"${append[@]}" --verbose --exec "$RVERBS_TOP/scripts/guest.sh /mnt" \
+		"${append[@]}" "${qemu_opts[@]}" --verbose --exec "$RVERBS_TOP/scripts/guest.sh /mnt" \
 		</dev/null >"$out/boot.log" 2>&1 &
 	vng_pid=$!
 	tail -n +1 -s 0.5 -f --pid=$vng_pid "$out/console.log" &

@@ -50,6 +50,14 @@ if [ "${RVERBS_LANE:-}" = debug ]; then
 	done
 	[ -n "${RVERBS_TESTS:-}" ] || RVERBS_TESTS=$lane
 fi
+# The stock lane's module-signature boot (RVERBS_LANE=modsig, scripts/check.sh)
+# runs TEST_PROGS_MODSIG, and nothing else.
+if [ "${RVERBS_LANE:-}" = modsig ]; then
+	tests=()
+	for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_MODSIG); do
+		tests+=("$RVERBS_TOP/tests/$t")
+	done
+fi
 if [ -n "${RVERBS_TESTS:-}" ]; then
 	chosen=()
 	for t in "${tests[@]}"; do
