@@ -10,6 +10,7 @@
 #include <linux/if_arp.h>
 #include <linux/livepatch.h>
 #include <linux/netdevice.h>
+#include <linux/vmalloc.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/neighbour.h>

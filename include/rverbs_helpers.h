@@ -16,6 +16,7 @@ struct dst_entry;
 struct ib_ah;
 struct ib_device;
 struct ib_xrcd;
+struct rdma_user_mmap_entry;
 struct in6_addr;
 struct neighbour;
 struct net;
@@ -32,6 +33,9 @@ struct ib_xrcd *rverbs_zalloc_xrcd(struct ib_device *device);
 bool rverbs_ib_device_try_get(struct ib_device *dev);
 void rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd);
 bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd);
+void *rverbs_vmalloc_user(unsigned long size);
+int rverbs_cache_line_size(void);
+u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

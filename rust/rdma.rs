@@ -12,12 +12,15 @@
 
 pub(crate) mod ah;
 pub(crate) mod ah_attr;
+pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod driver;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod link;
+pub(crate) mod mmap;
 pub(crate) mod pd;
+pub(crate) mod ring;
 pub(crate) mod udata;
 pub(crate) mod xrcd;
 

@@ -18,5 +18,6 @@
 //! [`crate::rdma`] and [`crate::net`]. See Documentation/rv0.rst.
 
 pub(crate) mod ah;
+pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod link;

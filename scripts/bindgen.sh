@@ -64,7 +64,7 @@ eval "bindgen \"\$abs_hdr\" $bgopts \
 	--allowlist-file '.*/include/net/addrconf\\.h' \
 	--allowlist-file '.*/include/net/netevent\\.h' \
 	--allowlist-var 'ARPHRD_.*|MAX_ADDR_LEN|NOTIFY_DONE' \
-	--allowlist-function '__ip_dev_find|dev_get_by_index_rcu|ip6_dst_lookup_flow|ip6_dst_hoplimit|dst_release|register_netdevice_notifier|unregister_netdevice_notifier|rtnl_lock|rtnl_unlock' \
+	--allowlist-function '__ip_dev_find|dev_get_by_index_rcu|ip6_dst_lookup_flow|ip6_dst_hoplimit|dst_release|register_netdevice_notifier|unregister_netdevice_notifier|rtnl_lock|rtnl_unlock|vfree|remap_vmalloc_range' \
 	--no-recursive-allowlist \
 	$(for t in $extra_types; do printf -- "--allowlist-type '%s' " "$t"; done) \
 	$(for t in $opaque_types; do printf -- "--allowlist-type '%s' --opaque-type '%s' " "$t" "$t"; done) \

@@ -14,6 +14,7 @@
  *     destroy_ah DEV SGID DGID  DESTROY_AH                (rdma_destroy_ah_user)
  *     xrcd DEV                  OPEN_XRCD                 (ib_alloc_xrcd_user)
  *     close_xrcd DEV            CLOSE_XRCD                (ib_dealloc_xrcd_user)
+ *     cq DEV                    CREATE_CQ                 (the driver's create_cq)
  *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
  *     module PATH [PARAMS]      finit_module              (module load)
  *
@@ -152,6 +153,37 @@ static int destroy_ah(struct uv *uv, __u32 handle)
 	return uv_cmd(uv->fd, IB_USER_VERBS_CMD_DESTROY_AH, &cmd, sizeof(cmd), 0);
 }
 
+/* A CQ of 255 entries, with room for the soft-RoCE response (mminfo). */
+static int create_cq(struct uv *uv, __u32 *handle)
+{
+	union {
+		struct ib_uverbs_create_cq_resp cq;
+		__u64 room[8];
+	} resp = {};
+	struct ib_uverbs_create_cq cmd = {
+		.response = (uintptr_t)&resp,
+		.cqe = 255,
+		.comp_channel = -1,
+	};
+	int ret;
+
+	ret = uv_cmd(uv->fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*handle = resp.cq.cq_handle;
+	return ret;
+}
+
+static int destroy_cq(struct uv *uv, __u32 handle)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq cmd = {
+		.response = (uintptr_t)&resp,
+		.cq_handle = handle,
+	};
+
+	return uv_cmd(uv->fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
+}
+
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 
@@ -242,7 +274,7 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd DEV\n"
+	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd|cq DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
@@ -302,7 +334,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
-		   strcmp(entry, "close_xrcd")) {
+		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq")) {
 		usage();
 	}
 
@@ -364,6 +396,15 @@ int main(int argc, char **argv)
 			injected = fail_injected();
 			if (ret)
 				undo = close_xrcd(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "cq")) {
+			if (uv_open(&uv, 1, 0))
+				goto setup;
+			fail_arm(n);
+			ret = create_cq(&uv, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = destroy_cq(&uv, handle);
 			close(uv.fd);
 		} else if (!strcmp(entry, "link")) {
 			int created, exists;

@@ -10,7 +10,6 @@
  *
  * The verbs a device may leave out are asserted to fail with EOPNOTSUPP
  * only when told so, and skipped otherwise:
- *   RV_EXPECT_NO_CQ=1   CREATE_CQ
  *   RV_EXPECT_NO_MR=1   REG_MR
  *   RV_EXPECT_NO_MW=1   ALLOC_MW
  *   RV_EXPECT_NO_SRQ=1  CREATE_SRQ
@@ -1083,7 +1082,8 @@ TEST_F(ctx, xrcd_of_inode_shared_by_two_contexts)
 }
 
 /*
- * The verbs a device may leave out: CQ, MR, MW, SRQ.  Each request is one
+ * Completion queues, then the verbs a device may leave out: MR, MW, SRQ.
+ * Each request of the latter is one
  * that rxe grants (with room for the soft-RoCE driver response where rxe
  * needs it), so that only the device's own answer can make it fail.
  */
@@ -1109,21 +1109,211 @@ static_assert(offsetof(struct srq_resp, rxe) == sizeof(struct ib_uverbs_create_s
 
 #define MAY_IMPLEMENT "%s is not 1: %s may implement this verb (rxe does)"
 
-TEST_F(ctx, create_cq_eopnotsupp)
+/*
+ * Completion queues, as soft-RoCE makes them (rxe_verbs.c:rxe_create_cq,
+ * rxe_queue.c:rxe_queue_init): the depth is rounded up to a power of two
+ * of slots less one, each slot a power of two of at least a cache line
+ * (struct rxe_cqe, 72 bytes: 128), after the 384-byte struct rxe_queue_buf;
+ * userspace maps the page-aligned whole at mi.offset of the device file.
+ * Every expectation below is soft-RoCE's, checked on rxe0 and rv0 alike.
+ */
+#define CQE_LOG2	7U
+#define MAX_CQE		32767U	/* (1 << RXE_MAX_LOG_CQE) - 1 */
+
+static int create_cq_vec(int fd, __u32 cqe, __u32 comp_vector, size_t out_len,
+			 struct cq_resp *resp)
 {
-	struct cq_resp resp;
 	struct ib_uverbs_create_cq cmd = {
-		.response = (uintptr_t)&resp,
-		.cqe = 16,
-		.comp_vector = 0,
+		.response = (uintptr_t)resp,
+		.user_handle = 0x5678,
+		.cqe = cqe,
+		.comp_vector = comp_vector,
 		.comp_channel = -1,
 	};
 
-	if (!env_is_1("RV_EXPECT_NO_CQ"))
-		SKIP(return, MAY_IMPLEMENT, "RV_EXPECT_NO_CQ", getenv("RV_DEV"));
-	/* uverbs_cmd.c:create_cq -> ops.create_cq, or ib_uverbs_notsupp without one */
-	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(self->fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd,
-				      sizeof(cmd), sizeof(resp)));
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), out_len);
+}
+
+static int create_cq(int fd, __u32 cqe, struct cq_resp *resp)
+{
+	return create_cq_vec(fd, cqe, 0, sizeof(*resp), resp);
+}
+
+static int destroy_cq(int fd, __u32 cq)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq cmd = {
+		.response = (uintptr_t)&resp,
+		.cq_handle = cq,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
+}
+
+static int req_notify_cq(int fd, __u32 cq, __u32 solicited)
+{
+	struct ib_uverbs_req_notify_cq cmd = {
+		.cq_handle = cq,
+		.solicited_only = solicited,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &cmd, sizeof(cmd), 0);
+}
+
+/* The slots of a queue of depth n: roundup_pow_of_two(n + 1). */
+static __u32 slots_for(__u32 n)
+{
+	__u32 s = 1;
+
+	while (s < n + 1)
+		s <<= 1;
+	return s;
+}
+
+static __u32 cq_map_size(__u32 slots)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	__u64 len = sizeof(struct rxe_queue_buf) + ((__u64)slots << CQE_LOG2);
+
+	return (len + page - 1) / page * page;
+}
+
+/*
+ * Create a CQ of cqe entries, check what the driver answered, map the ring
+ * and check its header, unmap, destroy.
+ */
+static void check_cq_depth(struct __test_metadata *_metadata, int fd, __u32 cqe)
+{
+	struct rxe_queue_buf *q;
+	struct cq_resp resp;
+	__u32 slots = slots_for(cqe);
+
+	ASSERT_EQ(0, create_cq(fd, cqe, &resp));
+	EXPECT_EQ(slots - 1, resp.cqe);
+	EXPECT_EQ(cq_map_size(slots), resp.rxe.mi.size);
+	EXPECT_EQ(0U, resp.rxe.mi.offset % (__u64)sysconf(_SC_PAGESIZE));
+	q = mmap(NULL, resp.rxe.mi.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 resp.rxe.mi.offset);
+	ASSERT_NE(MAP_FAILED, q);
+	EXPECT_EQ(CQE_LOG2, q->log2_elem_size);
+	EXPECT_EQ(slots - 1, q->index_mask);
+	EXPECT_EQ(0U, q->producer_index);
+	EXPECT_EQ(0U, q->consumer_index);
+	/* The provider writes its consumer index; the ring is its to read. */
+	q->consumer_index = 0;
+	EXPECT_EQ(0, q->data[(slots << CQE_LOG2) - 1]);
+	ASSERT_EQ(0, munmap(q, resp.rxe.mi.size));
+	ASSERT_EQ(0, destroy_cq(fd, resp.cq_handle));
+}
+
+TEST_F(ctx, query_device_cq_limits)
+{
+	ASSERT_EQ(MAX_CQE, self->dev.max_cqe);
+	ASSERT_EQ(1U << 20, self->dev.max_cq);	/* RXE_MAX_CQ */
+}
+
+TEST_F(ctx, create_cq_depths_rings_and_mappings)
+{
+	static const __u32 depths[] = { 1, 2, 255, 256, 500, 4096, MAX_CQE };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(depths); i++)
+		check_cq_depth(_metadata, self->fd, depths[i]);
+}
+
+TEST_F(ctx, create_cq_past_max_cqe_einval)
+{
+	struct cq_resp resp;
+
+	/* rxe_verbs.c:rxe_create_cq: attr->cqe > max_cqe */
+	ASSERT_EQ(-EINVAL, create_cq(self->fd, MAX_CQE + 1, &resp));
+}
+
+TEST_F(ctx, create_cq_zero_cqe_einval)
+{
+	struct cq_resp resp;
+
+	/* uverbs_cmd.c:create_cq: !cmd->cqe */
+	ASSERT_EQ(-EINVAL, create_cq(self->fd, 0, &resp));
+}
+
+TEST_F(ctx, create_cq_without_room_for_mminfo_einval)
+{
+	struct cq_resp resp;
+
+	/* rxe_verbs.c:rxe_create_cq: udata->outlen < sizeof(*uresp) */
+	ASSERT_EQ(-EINVAL, create_cq_vec(self->fd, 16, 0,
+					 sizeof(struct ib_uverbs_create_cq_resp), &resp));
+}
+
+TEST_F(ctx, create_cq_on_every_comp_vector)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	struct cq_resp resp;
+	long v;
+
+	/* num_comp_vectors is num_possible_cpus() on soft-RoCE */
+	for (v = 0; v < n; v++) {
+		ASSERT_EQ(0, create_cq_vec(self->fd, 16, v, sizeof(resp), &resp));
+		ASSERT_EQ(0, destroy_cq(self->fd, resp.cq_handle));
+	}
+	/* uverbs_cmd.c:create_cq: comp_vector >= num_comp_vectors */
+	ASSERT_EQ(-EINVAL, create_cq_vec(self->fd, 16, n, sizeof(resp), &resp));
+}
+
+TEST_F(ctx, req_notify_cq_both_kinds)
+{
+	struct cq_resp resp;
+
+	ASSERT_EQ(0, create_cq(self->fd, 16, &resp));
+	EXPECT_EQ(0, req_notify_cq(self->fd, resp.cq_handle, 0));
+	EXPECT_EQ(0, req_notify_cq(self->fd, resp.cq_handle, 1));
+	ASSERT_EQ(0, destroy_cq(self->fd, resp.cq_handle));
+}
+
+TEST_F(ctx, destroy_cq_twice_enoent)
+{
+	struct cq_resp resp;
+
+	ASSERT_EQ(0, create_cq(self->fd, 16, &resp));
+	ASSERT_EQ(0, destroy_cq(self->fd, resp.cq_handle));
+	/* rdma_core.c:lookup_get_idr_uobject: the handle is gone */
+	ASSERT_EQ(-ENOENT, destroy_cq(self->fd, resp.cq_handle));
+}
+
+TEST_F(ctx, mmap_of_cq_ring_larger_einval)
+{
+	struct cq_resp resp;
+	void *q;
+
+	ASSERT_EQ(0, create_cq(self->fd, 255, &resp));
+	/*
+	 * More than the ring: rxe_mmap.c:rxe_mmap (size > info.size), and
+	 * ib_core_uverbs.c:rdma_user_mmap_entry_get (not the entry's size).
+	 */
+	q = mmap(NULL, resp.rxe.mi.size + sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, self->fd, resp.rxe.mi.offset);
+	EXPECT_EQ(MAP_FAILED, q);
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, destroy_cq(self->fd, resp.cq_handle));
+}
+
+TEST_F(ctx, ring_mapped_past_destroy_stays_readable)
+{
+	struct rxe_queue_buf *q;
+	struct cq_resp resp;
+
+	ASSERT_EQ(0, create_cq(self->fd, 16, &resp));
+	q = mmap(NULL, resp.rxe.mi.size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 resp.rxe.mi.offset);
+	ASSERT_NE(MAP_FAILED, q);
+	ASSERT_EQ(0, destroy_cq(self->fd, resp.cq_handle));
+	/* The pages stay with the mapping until munmap. */
+	EXPECT_EQ(CQE_LOG2, q->log2_elem_size);
+	q->consumer_index = 5;
+	EXPECT_EQ(5U, q->consumer_index);
+	ASSERT_EQ(0, munmap(q, resp.rxe.mi.size));
 }
 
 TEST_F(ctx, reg_mr_eopnotsupp)

@@ -19,7 +19,7 @@
 
 BIN=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/rv0_uverbs
 DBG=/sys/kernel/debug/rverbs
-RV0_ENV=(RV_DEV=rv0 RV_EXPECT_NO_CQ=1 RV_EXPECT_NO_MR=1 RV_EXPECT_NO_MW=1 RV_EXPECT_NO_SRQ=1)
+RV0_ENV=(RV_DEV=rv0 RV_EXPECT_NO_MR=1 RV_EXPECT_NO_MW=1 RV_EXPECT_NO_SRQ=1)
 SMALL=(max_pd=4 max_ah=3 max_xrcd=2)
 
 cleanup() {

@@ -19,7 +19,8 @@
 # Entry points: rdma_create_user_ah and rdma_destroy_ah_user on soft-RoCE
 # (rxe0) and rv0, C core and Rust core; ib_alloc_xrcd_user and
 # ib_dealloc_xrcd_user on rv0, C and Rust (soft-RoCE has no XRC); rv0's
-# ucontext and PD creation; "rdma link add ... type rverbs"; loading
+# ucontext, PD and CQ creation (and soft-RoCE's CQ creation, the reference);
+# "rdma link add ... type rverbs"; loading
 # rverbs.ko (these two: the first 32 fault points, then every 32nd or 16th,
 # unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
 # fails if there is none.
@@ -35,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 22
+ktap_set_plan 24
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and no
 # stack dump per injected fault.
@@ -122,6 +123,10 @@ same_errnos "dealloc_xrcd_user rv0 [C]" "dealloc_xrcd_user rv0 [Rust]"
 
 run "rv0 ucontext" ucontext rv0
 run "rv0 alloc_pd" pd rv0
+# A CQ: its ring (vmalloc_user), its mmap entry, the response; soft-RoCE's
+# as the reference that the C driver's error paths are clean too.
+run "rxe0 create_cq" cq rxe0
+run "rv0 create_cq" cq rv0
 # These two have hundreds of fault points, almost all in the driver core's
 # sysfs code (device_add of the IB device and its ports, of the module),
 # at seconds each on the debug kernel: every one of the first 32, then

@@ -9,16 +9,22 @@
  * rv0_uverbs.c, no libibverbs: only write() of the legacy command ABI of
  * <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
  *
- *   uverbs_hold [-n | -L] DEV
+ *   uverbs_hold [-n | -L] [-c] DEV
  *
  * GET_CONTEXT, ALLOC_PD and OPEN_XRCD (no inode), then print "created" and
  * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.  With
- * -n, no XRC domain (for soft-RoCE, which has none).  With -L (load), after
+ * -n, no XRC domain (for soft-RoCE, which has none).  With -c, also a CQ of
+ * 255 entries whose ring (soft-RoCE's layout) is mapped; after the line on
+ * stdin the ring's header is read ("ring: log2 L mask M", readable even
+ * after the device went away: the mapping keeps its pages), then the CQ is
+ * destroyed and the ring unmapped.  With -L (load), after
  * "started", open XRC domains and close them, up to 8 open at a time, until
  * SIGUSR1; then close the rest and print "pairs: N" and "errors: N" (the
  * first as "error: open|close -<errno>"), exit status 1 on any error.
  *
  * Output, one "key: value" per line after "created":
+ *   ring: log2 L mask M        (-c)
+ *   destroy_cq: 0 | -<errno>   (-c)
  *   close_xrcd: 0 | -<errno>
  *   dealloc_pd: 0 | -<errno>
  * Exit status 0, or 2 with a message on stderr when the setup fails.
@@ -27,6 +33,9 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
+
+#include <rdma/rdma_user_rxe.h>
 
 #include "uverbs_raw.h"
 
@@ -79,28 +88,59 @@ static int xrcd_load(int fd)
 	return errors ? 1 : 0;
 }
 
+/* CREATE_CQ with room for soft-RoCE's response: the ring's mminfo. */
+struct cq_resp {
+	struct ib_uverbs_create_cq_resp core;
+	struct rxe_create_cq_resp rxe;
+};
+
+static int create_cq(int fd, struct cq_resp *resp)
+{
+	struct ib_uverbs_create_cq cmd = {
+		.response = (uintptr_t)resp,
+		.cqe = 255,
+		.comp_channel = -1,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+static int destroy_cq(int fd, __u32 cq)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq cmd = {
+		.response = (uintptr_t)&resp,
+		.cq_handle = cq,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
+}
+
 int main(int argc, char **argv)
 {
 	struct ib_uverbs_get_context_resp ctx = {};
+	struct rxe_queue_buf *ring = MAP_FAILED;
+	struct cq_resp cq = {};
 	const char *dev;
 	__u32 pd, xrcd = 0;
 	char line[16];
-	int fd, ret, with_xrcd = 1, load = 0;
+	int fd, ret, opt, with_xrcd = 1, load = 0, with_cq = 0;
 
-	if (argc == 3 && !strcmp(argv[1], "-n")) {
-		with_xrcd = 0;
-		argv++;
-		argc--;
-	} else if (argc == 3 && !strcmp(argv[1], "-L")) {
-		load = 1;
-		argv++;
-		argc--;
+	while ((opt = getopt(argc, argv, "nLc")) != -1) {
+		if (opt == 'n')
+			with_xrcd = 0;
+		else if (opt == 'L')
+			load = 1;
+		else if (opt == 'c')
+			with_cq = 1;
+		else
+			argc = 0;
 	}
-	if (argc != 2) {
-		fprintf(stderr, "usage: uverbs_hold [-n | -L] DEV\n");
+	if (argc != optind + 1) {
+		fprintf(stderr, "usage: uverbs_hold [-n | -L] [-c] DEV\n");
 		return 2;
 	}
-	dev = argv[1];
+	dev = argv[optind];
 
 	fd = uverbs_open(dev);
 	if (fd < 0) {
@@ -129,11 +169,31 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (with_cq) {
+		ret = create_cq(fd, &cq);
+		if (ret) {
+			fprintf(stderr, "uverbs_hold: %s: CREATE_CQ: %s\n", dev, strerror(-ret));
+			return 2;
+		}
+		ring = mmap(NULL, cq.rxe.mi.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    cq.rxe.mi.offset);
+		if (ring == MAP_FAILED) {
+			fprintf(stderr, "uverbs_hold: %s: mmap of the CQ ring: %s\n", dev,
+				strerror(errno));
+			return 2;
+		}
+	}
+
 	printf("created\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		line[0] = '\0';
 
+	if (with_cq) {
+		printf("ring: log2 %u mask %u\n", ring->log2_elem_size, ring->index_mask);
+		printf("destroy_cq: %d\n", destroy_cq(fd, cq.core.cq_handle));
+		munmap(ring, cq.rxe.mi.size);
+	}
 	if (with_xrcd)
 		printf("close_xrcd: %d\n", close_xrcd(fd, xrcd));
 	printf("dealloc_pd: %d\n", dealloc_pd(fd, pd));

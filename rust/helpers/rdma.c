@@ -5,6 +5,8 @@
  * include/rverbs_helpers.h.
  */
 
+#include <linux/cache.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
 #include "rverbs_helpers.h"
@@ -46,4 +48,21 @@ bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd)
 bool rverbs_ib_device_try_get(struct ib_device *dev)
 {
 	return ib_device_try_get(dev);
+}
+
+/* vmalloc_user() is a macro (allocation tags): zeroed, VM_USERMAP memory. */
+void *rverbs_vmalloc_user(unsigned long size)
+{
+	return vmalloc_user(size);
+}
+
+/* cache_line_size() is a macro. */
+int rverbs_cache_line_size(void)
+{
+	return cache_line_size();
+}
+
+u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry)
+{
+	return rdma_user_mmap_get_offset(entry);
 }

@@ -15,7 +15,7 @@
 //! - [`vtable`]: the table and the trampolines ib_core calls;
 //! - [`object`]: how ib_core's objects carry the driver's data;
 //! - [`unsupported`]: the operations ib_core requires that are not modelled
-//!   yet (QP, CQ, MR), failing with `EOPNOTSUPP`;
+//!   yet (QP, MR, `poll_cq`), failing with `EOPNOTSUPP`;
 //! - [`device`]: a device ([`DriverDevice`]) and its allocation;
 //! - [`registry`]: the devices of a driver, registered and unregistered.
 //!
@@ -30,7 +30,7 @@
 //!    that shares the driver id) ends in `ops.dealloc_driver`, which drops
 //!    the data; the registry waits for that before the module can go.
 //!
-//! Every object ib_core allocates for the driver (PD, AH, ucontext, XRCD)
+//! Every object ib_core allocates for the driver (PD, AH, ucontext, XRCD, CQ)
 //! is an [`object::Object`]: ib_core's struct first, then the driver's
 //! data, initialised in place by the constructor's `PinInit` and dropped
 //! after the destructor.
@@ -49,6 +49,7 @@
 //!     type Pd = ();
 //!     type Ah = ();
 //!     type Xrcd = ();
+//!     type Cq = ();
 //!     const DRIVER_ID: u32 = ...;
 //!     const UVERBS_ABI_VER: u32 = 1;
 //!

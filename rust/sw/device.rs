@@ -2,7 +2,13 @@
 
 //! The rv0 driver: its operations and the data of a device.
 
-use super::ah::AhTable;
+use super::{
+    ah::AhTable,
+    cq::{
+        self,
+        SwCq, //
+    },
+};
 use crate::{
     net::device::{
         NetDevice,
@@ -13,6 +19,7 @@ use crate::{
             AddressVector,
             AhAttr, //
         },
+        cq::CqCreate,
         driver::{
             attrs::{
                 self,
@@ -102,7 +109,7 @@ impl Limits {
 }
 
 /// A count of live objects with a limit.
-struct Counter {
+pub(crate) struct Counter {
     live: Atomic<u32>,
     max: u32,
 }
@@ -117,7 +124,7 @@ impl Counter {
 
     /// Counts one more, or fails with `EINVAL` at the limit (soft-RoCE's
     /// object pools fail the same way).
-    fn get(&self) -> Result {
+    pub(crate) fn get(&self) -> Result {
         let mut cur = self.live.load(Relaxed);
         loop {
             if cur >= self.max {
@@ -130,7 +137,7 @@ impl Counter {
         }
     }
 
-    fn put(&self) {
+    pub(crate) fn put(&self) {
         self.live.fetch_sub(1, Relaxed);
     }
 
@@ -148,6 +155,7 @@ pub(crate) struct Resources {
     ucontexts: Counter,
     pds: Counter,
     xrcds: Counter,
+    cqs: Counter,
     #[pin]
     ahs: AhTable,
     max_ah: u32,
@@ -159,6 +167,7 @@ impl Resources {
             ucontexts: Counter::new(u32::MAX),
             pds: Counter::new(limits.max_pd),
             xrcds: Counter::new(limits.max_xrcd),
+            cqs: Counter::new(cq::MAX_CQ),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
         }? Error)
@@ -171,7 +180,8 @@ impl Writer for Resources {
         writeln!(f, "ucontext {}", self.ucontexts.live())?;
         writeln!(f, "pd {} max {}", self.pds.live(), self.pds.max)?;
         writeln!(f, "ah {} max {}", self.ahs.live(), self.max_ah)?;
-        writeln!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)
+        writeln!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)?;
+        writeln!(f, "cq {} max {}", self.cqs.live(), self.cqs.max)
     }
 }
 
@@ -271,6 +281,11 @@ impl SwDevice {
 
     /// Creates `<dir>/<name>/` with the device's files, if the device has
     /// none yet.
+    /// The count of completion queues, against their limit.
+    pub(crate) fn cqs(&self) -> &Counter {
+        &self.res.cqs
+    }
+
     pub(crate) fn fill_debugfs(&self, dir: &Dir, name: &CStr) -> Result {
         let mut slot = self.debugfs.lock();
         if slot.is_some() {
@@ -306,6 +321,7 @@ impl Driver for Rv {
     type Pd = SwObject;
     type Ah = SwAh;
     type Xrcd = SwObject;
+    type Cq = SwCq;
 
     /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
     const DRIVER_ID: u32 = crate::rdma::RDMA_DRIVER_RXE;
@@ -322,6 +338,8 @@ impl Driver for Rv {
             page_size_cap: PAGE_SIZE_CAP,
             max_pd: dev.res.pds.max,
             max_ah: dev.res.max_ah,
+            max_cq: cq::MAX_CQ,
+            max_cqe: cq::MAX_CQE,
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,
@@ -406,8 +424,10 @@ impl Driver for Rv {
     }
 
     fn disassociate_ucontext(_dev: &DriverDevice<Self>, _uctx: &SwObject) {
-        // Nothing of the device is mapped into userspace: nothing to
-        // revoke. uverbs destroys the context's objects itself.
+        // uverbs has destroyed the context's objects: their rings are no
+        // longer offered (`rdma::mmap`), and the kernel no longer writes
+        // the pages a process may still map, which stay allocated until
+        // it unmaps them. Nothing else to revoke.
     }
 
     fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> impl PinInit<SwObject, Error> {
@@ -445,6 +465,19 @@ impl Driver for Rv {
     fn destroy_ah(dev: &DriverDevice<Self>, ah: &SwAh, _flags: u32) -> Result {
         dev.res.ahs.remove(ah.num);
         Ok(())
+    }
+
+    fn create_cq(dev: &DriverDevice<Self>, req: &CqCreate<'_>) -> impl PinInit<SwCq, Error> {
+        cq::create_cq(dev, req)
+    }
+
+    fn destroy_cq(dev: &DriverDevice<Self>, cq: &SwCq, _udata: Option<&Udata>) -> Result {
+        cq::destroy_cq(dev, cq);
+        Ok(())
+    }
+
+    fn req_notify_cq(_dev: &DriverDevice<Self>, cq: &SwCq, flags: u32) -> Result<bool> {
+        Ok(cq::req_notify_cq(cq, flags))
     }
 
     fn alloc_xrcd(

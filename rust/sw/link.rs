@@ -96,6 +96,9 @@ impl LinkType for SwLink {
             node_desc: c"rverbs",
             node_guid: new.node_guid(),
             phys_port_cnt: 1,
+            // As soft-RoCE (`num_possible_cpus()`; the CPUs are numbered
+            // without holes here): a CQ may name any of them.
+            num_comp_vectors: kernel::cpu::nr_cpu_ids(),
         };
         let dev = self.devices.register(new, name, &info)?;
         // The netdev may have unregistered between ib_core's lookup and the

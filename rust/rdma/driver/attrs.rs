@@ -86,6 +86,10 @@ pub(crate) struct DeviceAttrs {
     pub(crate) max_pd: u32,
     /// Largest number of address handles.
     pub(crate) max_ah: u32,
+    /// Largest number of completion queues.
+    pub(crate) max_cq: u32,
+    /// Largest depth of a completion queue.
+    pub(crate) max_cqe: u32,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

@@ -119,6 +119,8 @@ pub(crate) struct DeviceInfo<'a> {
     pub(crate) node_guid: [u8; 8],
     /// Number of ports.
     pub(crate) phys_port_cnt: u32,
+    /// Number of completion vectors (`comp_vector` of a CQ is below it).
+    pub(crate) num_comp_vectors: u32,
 }
 
 /// A device allocated by [`DriverDevice::alloc`], not registered yet. Freed
@@ -165,7 +167,7 @@ impl<T: Driver> NewDevice<T> {
             // CAST: A small enumerator of a `u8` field.
             (*ib).node_type = bindings::RDMA_NODE_IB_CA as u8;
             (*ib).phys_port_cnt = info.phys_port_cnt;
-            (*ib).num_comp_vectors = 1;
+            (*ib).num_comp_vectors = info.num_comp_vectors.try_into().unwrap_or(1);
             (*ib).node_guid = u64::from_ne_bytes(info.node_guid);
         }
         // SAFETY: The device is ours; `name` is NUL-terminated; no DMA.

@@ -17,6 +17,7 @@ use crate::{
     net::device::NetDevice,
     rdma::{
         ah_attr::AhAttr,
+        cq::CqCreate,
         udata::Udata, //
     },
 };
@@ -50,6 +51,8 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     type Ah: Send + Sync;
     /// Data of an XRC domain.
     type Xrcd: Send + Sync;
+    /// Data of a completion queue.
+    type Cq: Send + Sync;
 
     /// `rdma_driver_id` reported to userspace (selects the provider).
     const DRIVER_ID: u32;
@@ -145,6 +148,32 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// dropped; on error the AH stays.
     fn destroy_ah(_dev: &DriverDevice<Self>, _ah: &Self::Ah, _flags: u32) -> Result {
         Ok(())
+    }
+
+    /// Sets up a completion queue (`create_cq`), with the attribute
+    /// bundle of the verb (none for a kernel caller). The driver sets the
+    /// real depth ([`CqCreate::set_depth`]) and answers userspace itself.
+    /// Implementing it also puts `mmap` and `mmap_free` in the table: a
+    /// CQ's ring is the memory that userspace maps
+    /// ([`crate::rdma::mmap`]).
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn create_cq(_dev: &DriverDevice<Self>, _cq: &CqCreate<'_>) -> impl PinInit<Self::Cq, Error> {
+        Err::<Self::Cq, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Releases a completion queue (`destroy_cq`); ib_core has checked
+    /// that no QP uses it. On success the data is dropped; on error the
+    /// CQ stays.
+    fn destroy_cq(_dev: &DriverDevice<Self>, _cq: &Self::Cq, _udata: Option<&Udata>) -> Result {
+        Ok(())
+    }
+
+    /// Arms a completion queue (`req_notify_cq`): `flags` are
+    /// `IB_CQ_SOLICITED`, `IB_CQ_NEXT_COMP` and `IB_CQ_REPORT_MISSED_EVENTS`.
+    /// `Ok(true)` when events may have been missed (completions are
+    /// already queued and `IB_CQ_REPORT_MISSED_EVENTS` was asked for).
+    fn req_notify_cq(_dev: &DriverDevice<Self>, _cq: &Self::Cq, _flags: u32) -> Result<bool> {
+        build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Sets up an XRC domain (`alloc_xrcd`).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The operations ib_core requires of every device that this abstraction
-//! does not model yet (QPs, CQs, MRs): they fail with `EOPNOTSUPP`.
+//! does not model yet (QPs, MRs, `poll_cq` of kernel CQs, and CQs for a
+//! driver without them): they fail with `EOPNOTSUPP`.
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 //!

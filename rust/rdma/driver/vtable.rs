@@ -15,15 +15,21 @@
 //!
 //! - [`device_ops`]: the device's and ports' operations, and `dealloc_driver`;
 //! - [`object_ops`]: constructors and destructors of ucontexts, PDs, AHs and
-//!   XRCDs, which keep the driver's data in the objects ([`Object`]).
+//!   XRCDs, which keep the driver's data in the objects ([`Object`]);
+//! - [`cq_ops`]: completion queues, also [`Object`]s; with them the mmap
+//!   operations of [`crate::rdma::mmap`].
 
+mod cq_ops;
 mod device_ops;
 mod object_ops;
 
 use super::{device::DriverDevice, object::Object, ops::Driver, unsupported};
 use crate::{
     bindings,
-    rdma::udata::Udata, //
+    rdma::{
+        mmap,
+        udata::Udata, //
+    },
 };
 use core::{
     marker::PhantomData,
@@ -139,10 +145,33 @@ impl<T: Driver> Vtable<T> {
         destroy_qp: Some(unsupported::destroy_qp),
         post_send: Some(unsupported::post_send),
         post_recv: Some(unsupported::post_recv),
-        create_cq: Some(unsupported::create_cq),
-        destroy_cq: Some(unsupported::destroy_cq),
+        create_cq: if T::HAS_CREATE_CQ {
+            Some(Self::create_cq)
+        } else {
+            Some(unsupported::create_cq)
+        },
+        destroy_cq: if T::HAS_CREATE_CQ {
+            Some(Self::destroy_cq)
+        } else {
+            Some(unsupported::destroy_cq)
+        },
+        req_notify_cq: if T::HAS_REQ_NOTIFY_CQ {
+            Some(Self::req_notify_cq)
+        } else {
+            Some(unsupported::req_notify_cq)
+        },
+        // Kernel CQs only: userspace polls the ring itself.
         poll_cq: Some(unsupported::poll_cq),
-        req_notify_cq: Some(unsupported::req_notify_cq),
+        mmap: if T::HAS_CREATE_CQ {
+            Some(mmap::mmap)
+        } else {
+            None
+        },
+        mmap_free: if T::HAS_CREATE_CQ {
+            Some(mmap::mmap_free)
+        } else {
+            None
+        },
         get_dma_mr: Some(unsupported::get_dma_mr),
         reg_user_mr: Some(unsupported::reg_user_mr),
         dereg_mr: Some(unsupported::dereg_mr),
@@ -150,9 +179,9 @@ impl<T: Driver> Vtable<T> {
         size_ib_pd: size_of::<Object<bindings::ib_pd, T::Pd>>(),
         size_ib_ucontext: size_of::<Object<bindings::ib_ucontext, T::Ucontext>>(),
         size_ib_xrcd: size_of::<Object<bindings::ib_xrcd, T::Xrcd>>(),
-        // ib_core allocates these before calling the (failing) driver.
+        size_ib_cq: size_of::<Object<bindings::ib_cq, T::Cq>>(),
+        // ib_core allocates it before calling the (failing) driver.
         size_ib_qp: size_of::<bindings::ib_qp>(),
-        size_ib_cq: size_of::<bindings::ib_cq>(),
         // SAFETY: All-zero is a valid `ib_device_ops`: null pointers,
         // `None` operations, zero sizes.
         ..unsafe { core::mem::zeroed() }

@@ -51,6 +51,8 @@ impl<T: Driver> Vtable<T> {
             attr.page_size_cap = a.page_size_cap;
             attr.max_pd = a.max_pd.try_into()?;
             attr.max_ah = a.max_ah.try_into()?;
+            attr.max_cq = a.max_cq.try_into()?;
+            attr.max_cqe = a.max_cqe.try_into()?;
             attr.max_pkeys = a.max_pkeys;
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.

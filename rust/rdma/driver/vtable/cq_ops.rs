@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The operations of completion queues.
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+
+use super::{
+    dev,
+    opt_udata,
+    Vtable, //
+};
+use crate::{
+    bindings,
+    rdma::{
+        cq::CqCreate,
+        driver::{
+            object::Object,
+            Driver, //
+        },
+    },
+};
+use kernel::{
+    error::from_result,
+    ffi::c_int, //
+};
+
+impl<T: Driver> Vtable<T> {
+    /// `ib_device_ops.create_cq`.
+    ///
+    /// # Safety
+    ///
+    /// `cq` is a zeroed object of `size_ib_cq` bytes from ib_core, with
+    /// `device` set to a `DriverDevice<T>` (and, for userspace, `uobject`,
+    /// the handlers and their context), that stays in place until freed;
+    /// `attr` is valid for the call; `attrs` is null (a kernel caller,
+    /// `__ib_alloc_cq`, `ib_create_cq`) or the verb's attribute bundle with
+    /// its ucontext, valid for the call.
+    pub(super) unsafe extern "C" fn create_cq(
+        cq: *mut bindings::ib_cq,
+        attr: *const bindings::ib_cq_init_attr,
+        attrs: *mut bindings::uverbs_attr_bundle,
+    ) -> c_int {
+        // SAFETY: The caller's promise.
+        let (dev, req) = unsafe { (dev::<T>((*cq).device), CqCreate::from_raw(cq, attr, attrs)) };
+        // SAFETY: A fresh object of the driver's size, as `Object` needs.
+        from_result(|| unsafe { Object::init(cq, T::create_cq(dev, &req)) }.map(|()| 0))
+    }
+
+    /// `ib_device_ops.destroy_cq`.
+    ///
+    /// # Safety
+    ///
+    /// `cq` was set up by a successful `create_cq` of this table; on
+    /// success ib_core frees it without using it again. `udata` is null or
+    /// valid.
+    pub(super) unsafe extern "C" fn destroy_cq(
+        cq: *mut bindings::ib_cq,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        // SAFETY: The CQ is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`.
+        let (dev, data, udata) = unsafe {
+            (
+                dev::<T>((*cq).device),
+                Object::<_, T::Cq>::data(cq),
+                opt_udata(udata),
+            )
+        };
+        from_result(|| {
+            T::destroy_cq(dev, data, udata)?;
+            // SAFETY: Destroyed: ib_core frees the object next.
+            unsafe { Object::<_, T::Cq>::drop_data(cq) };
+            Ok(0)
+        })
+    }
+
+    /// `ib_device_ops.req_notify_cq`.
+    ///
+    /// # Safety
+    ///
+    /// `cq` was set up by a successful `create_cq` of this table and is not
+    /// destroyed before this call returns (uverbs holds the object).
+    pub(super) unsafe extern "C" fn req_notify_cq(
+        cq: *mut bindings::ib_cq,
+        flags: bindings::ib_cq_notify_flags,
+    ) -> c_int {
+        // SAFETY: The CQ is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`.
+        let (dev, data) = unsafe { (dev::<T>((*cq).device), Object::<_, T::Cq>::data(cq)) };
+        from_result(|| T::req_notify_cq(dev, data, flags).map(c_int::from))
+    }
+}

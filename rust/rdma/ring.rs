@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The queues that a soft-RoCE device shares with userspace, in the layout
+//! rdma-core's rxe provider maps (`struct rxe_queue_buf`).
+//!
+//! C header: [`include/uapi/rdma/rdma_user_rxe.h`](srctree/include/uapi/rdma/rdma_user_rxe.h)
+//!
+//! A queue is one [`UserBuffer`]: the header (`log2_elem_size`,
+//! `index_mask`, then the producer and the consumer index on cache lines of
+//! their own), then the slots. The geometry follows soft-RoCE's
+//! `rxe_queue_init` exactly, so that the provider sees the same depth and
+//! the same mapping size on either device: slots of a power of two of at
+//! least a cache line, a power of two of slots with one left free. The
+//! header is written once, before userspace can map the buffer; the kernel
+//! keeps its own copy of the geometry and never reads it back.
+
+use super::mmap::{
+    MmapHandle,
+    UserBuffer, //
+};
+use crate::bindings;
+use core::mem::size_of;
+use kernel::{
+    page::PAGE_SIZE,
+    prelude::*, //
+};
+
+/// The shape of a queue: how many slots, how large each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QueueGeometry {
+    log2_elem_size: u32,
+    slots: u32,
+}
+
+/// `roundup_pow_of_two`, for values up to 2^31.
+fn pow2_at_least(n: u32) -> Option<u32> {
+    n.checked_next_power_of_two()
+}
+
+impl QueueGeometry {
+    /// The geometry of a queue of at least `depth` entries of `elem_size`
+    /// bytes (`rxe_queue_init`): `EINVAL` when it cannot be represented.
+    pub(crate) fn new(depth: u32, elem_size: usize) -> Result<Self> {
+        // SAFETY: Reads a constant of the running CPU.
+        let line = unsafe { bindings::rverbs_cache_line_size() };
+        let line = u32::try_from(line).map_err(|_| EINVAL)?;
+        let elem = u32::try_from(elem_size).map_err(|_| EINVAL)?.max(line);
+        let elem = pow2_at_least(elem).ok_or(EINVAL)?;
+        let slots = pow2_at_least(depth.checked_add(1).ok_or(EINVAL)?).ok_or(EINVAL)?;
+        let geo = Self {
+            log2_elem_size: elem.trailing_zeros(),
+            slots,
+        };
+        // The buffer's size must fit in a usize and in the 32 bits of
+        // `mminfo.size`.
+        u32::try_from(geo.map_len().ok_or(EINVAL)?).map_err(|_| EINVAL)?;
+        Ok(geo)
+    }
+
+    /// The entries the queue holds: one slot stays free.
+    pub(crate) fn depth(&self) -> u32 {
+        self.slots - 1
+    }
+
+    /// The index mask (`slots - 1`).
+    pub(crate) fn index_mask(&self) -> u32 {
+        self.slots - 1
+    }
+
+    /// The header and the slots, in bytes.
+    fn buf_len(&self) -> Option<usize> {
+        let slots = usize::try_from(self.slots).ok()?;
+        slots
+            .checked_shl(self.log2_elem_size)?
+            .checked_add(size_of::<bindings::rxe_queue_buf>())
+    }
+
+    /// What userspace maps: the buffer rounded up to whole pages.
+    fn map_len(&self) -> Option<usize> {
+        self.buf_len()?.checked_next_multiple_of(PAGE_SIZE)
+    }
+}
+
+/// The size of a CQ's element in soft-RoCE's rings, `struct rxe_cqe`: the
+/// union of the kernel's `struct ib_wc` and the user's
+/// `struct ib_uverbs_wc` (`rxe_verbs.h`).
+pub(crate) const RXE_CQE_SIZE: usize = {
+    let kernel = size_of::<bindings::ib_wc>();
+    let user = size_of::<bindings::ib_uverbs_wc>();
+    if kernel > user {
+        kernel
+    } else {
+        user
+    }
+};
+
+/// A queue in memory that the process of a ucontext can map.
+pub(crate) struct UserQueue {
+    handle: MmapHandle,
+    geo: QueueGeometry,
+}
+
+impl UserQueue {
+    /// Allocates a zeroed queue of geometry `geo`, writes its header and
+    /// offers it to the process of `uctx`.
+    ///
+    /// # Safety
+    ///
+    /// As [`MmapHandle::insert`].
+    pub(crate) unsafe fn new(uctx: *mut bindings::ib_ucontext, geo: QueueGeometry) -> Result<Self> {
+        let buf = UserBuffer::new(geo.buf_len().ok_or(EINVAL)?)?;
+        let hdr = buf.as_ptr().cast::<bindings::rxe_queue_buf>();
+        // SAFETY: The buffer is at least a header long, page aligned, and
+        // only ours: userspace cannot map it before it is inserted below.
+        unsafe {
+            (*hdr).log2_elem_size = geo.log2_elem_size;
+            (*hdr).index_mask = geo.index_mask();
+        }
+        // SAFETY: The caller's promise.
+        let handle = unsafe { MmapHandle::insert(uctx, buf)? };
+        Ok(Self { handle, geo })
+    }
+
+    /// Where and how much to map (`struct mminfo` of the create responses).
+    pub(crate) fn mminfo(&self) -> MmInfo {
+        MmInfo {
+            offset: self.handle.offset(),
+            // CAST: Checked to fit in `QueueGeometry::new`.
+            size: self.geo.map_len().unwrap_or(0) as u32,
+        }
+    }
+}
+
+/// Where userspace maps a queue: `struct mminfo` of the soft-RoCE ABI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MmInfo {
+    /// The byte offset to pass to `mmap()` on the uverbs file.
+    pub(crate) offset: u64,
+    /// The length to map.
+    pub(crate) size: u32,
+}
+
+const _: () = assert!(size_of::<bindings::mminfo>() == MmInfo::ABI_LEN);
+
+impl MmInfo {
+    /// The size of `struct mminfo`.
+    pub(crate) const ABI_LEN: usize = 16;
+
+    /// `struct mminfo { __aligned_u64 offset; __u32 size; __u32 pad; }`, as
+    /// userspace reads it.
+    pub(crate) fn to_abi(self) -> [u8; Self::ABI_LEN] {
+        let mut out = [0u8; Self::ABI_LEN];
+        out[..8].copy_from_slice(&self.offset.to_ne_bytes());
+        out[8..12].copy_from_slice(&self.size.to_ne_bytes());
+        out
+    }
+}
