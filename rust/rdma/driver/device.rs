@@ -168,6 +168,12 @@ impl<T: Driver> NewDevice<T> {
             (*ib).node_type = bindings::RDMA_NODE_IB_CA as u8;
             (*ib).phys_port_cnt = info.phys_port_cnt;
             (*ib).num_comp_vectors = info.num_comp_vectors.try_into().unwrap_or(1);
+            // uverbs offers a write command only if its bit is in the
+            // mask; `_ib_alloc_device` sets the usual ones, not this one.
+            if T::HAS_REQ_NOTIFY_CQ {
+                (*ib).uverbs_cmd_mask |=
+                    1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_REQ_NOTIFY_CQ;
+            }
             (*ib).node_guid = u64::from_ne_bytes(info.node_guid);
         }
         // SAFETY: The device is ours; `name` is NUL-terminated; no DMA.
