@@ -70,7 +70,14 @@ setup() {
 
 # Neighbour preparations.
 neigh_valid() { ping -c 1 -W 2 "$1" >/dev/null 2>&1; }
+# neigh_absent - no entry for the peer here, and none for us in the peer:
+# a peer that still knows us revalidates its entry with unicast probes
+# (DELAY, PROBE), whose ARP requests would make a STALE entry for it here
+# between the flush and the AH (seen on a loaded machine).
 neigh_absent() {
+	ip -n $NS neigh flush dev veth1 >/dev/null 2>&1
+	ip -n $NS -6 neigh flush dev veth1 >/dev/null 2>&1
+	ip -n $NS neigh flush dev veth1.100 >/dev/null 2>&1
 	ip neigh flush dev veth0 >/dev/null 2>&1
 	ip -6 neigh flush dev veth0 >/dev/null 2>&1
 	ip neigh flush dev veth0.100 >/dev/null 2>&1
