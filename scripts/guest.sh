@@ -50,8 +50,23 @@ if [ -w $kmemleak ]; then
 	echo scan >$kmemleak
 	sleep 6
 	echo scan >$kmemleak
-	cat $kmemleak >>"$out/kmemleak.log"
-	echo "rverbs-vm: kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.log") leak(s)" >/dev/kmsg
+	# The objects that tests/rverbs_detectors.sh leaks on purpose (each
+	# begins with "rv_planted leak!", in the report's hex dump) that
+	# kmemleak found only after that test's window, a stale pointer having
+	# hidden them until then, are no leak of the run: they are left out,
+	# and counted apart. Every other object is reported.
+	awk -v planted="$out/kmemleak-planted.log" '
+		/^unreferenced object/ { flush(); rec = $0 "\n"; next }
+		{ rec = rec $0 "\n" }
+		function flush() {
+			if (rec == "") return
+			if (rec ~ /rv_planted leak!/) printf "%s", rec >planted
+			else printf "%s", rec
+			rec = ""
+		}
+		END { flush() }' <$kmemleak >>"$out/kmemleak.log"
+	echo "rverbs-vm: kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.log") leak(s)," \
+		"$(cat "$out/kmemleak-planted.log" 2>/dev/null | grep -c '^unreferenced object') planted by rverbs_detectors.sh" >/dev/kmsg
 fi
 echo "rverbs-vm: end of the log" >/dev/kmsg
 # Let the follower write the last lines.

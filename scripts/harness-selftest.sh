@@ -73,7 +73,7 @@ expect_fail() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 
 good | summary control
 if [ $? -eq 0 ] && tail -n 1 "$tmp/control.out" | grep -qx '4 passed, 0 failed, 1 skipped'; then
@@ -131,6 +131,31 @@ if [ $? -ne 0 ] && grep -q '^t_skip.sh: .*WARNING: CPU' <<<"$out" && ! grep -q '
 else
 	printf '%s\n' "$out" | sed 's/^/# /'
 	not_ok "kernel WARNING during t_skip.sh: logcheck.sh fails and names t_skip.sh"
+fi
+
+# kmemleak's summary line: a failure before the planted leak's window; after
+# it, the planted objects may still be found (guest.sh judges each object).
+cat >"$tmp/leak.log" <<'EOF'
+[    1.000000] rverbs-vm: test t_one.sh (tainted 0)
+[    2.000000] kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
+[    3.000000] rverbs-vm: test rverbs_detectors.sh (tainted 0)
+[    4.000000] rverbs-expect: begin detector leak (tainted 0)
+[    5.000000] kmemleak: 8 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
+[    6.000000] rverbs-expect: end
+[    7.000000] kmemleak: 7 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
+EOF
+out=$("$top/scripts/logcheck.sh" "$tmp/leak.log")
+if [ $? -ne 0 ] && grep -q '^t_one.sh: .*3 new suspected' <<<"$out"; then
+	ok "kmemleak's summary before the planted leak: logcheck.sh fails and names t_one.sh"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	not_ok "kmemleak's summary before the planted leak: logcheck.sh fails and names t_one.sh"
+fi
+if ! grep -q 'rverbs_detectors.sh' <<<"$out"; then
+	ok "kmemleak's summary after the planted leak's window: not flagged"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	not_ok "kmemleak's summary after the planted leak's window: not flagged"
 fi
 
 echo "# harness self-test: $((n - failed)) passed, $failed failed"

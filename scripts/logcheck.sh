@@ -23,6 +23,12 @@
 #                   (warn_alloc's "page allocation failure" / "vmalloc
 #                   error" and its stack dump, "FAULT_INJECTION: forcing a
 #                   failure") is expected there; anything else is not.
+# After the planted leak's window, kmemleak's summary line ("kmemleak: N new
+# suspected memory leaks") is not flagged: later scans may still find planted
+# objects that a stale pointer hid during the window, and the line cannot
+# say whose objects it counts. The objects themselves are judged one by one:
+# guest.sh leaves out of the run's kmemleak report only those that carry the
+# planted marker, and vm.sh fails on any other.
 # --all ignores the windows (for the window's own check).
 set -uo pipefail
 
@@ -42,7 +48,9 @@ awk -v pat="$pattern" -v all=$all '
 		test = t; next
 	}
 	/rverbs-vm: / { next }
+	!all && /rverbs-expect: begin detector leak/ { planted = 1 }
 	!all && /rverbs-expect: begin detector/ { window = "detector"; next }
+	!all && planted && /kmemleak: [0-9]+ new suspected memory leak/ { next }
 	!all && /rverbs-expect: begin alloc-failures/ { window = "alloc"; next }
 	!all && /rverbs-expect: end/ { window = ""; excused = 0; next }
 	/rverbs-expect: / { next }
