@@ -159,29 +159,13 @@ static int create_cq(struct uv *uv, __u32 *handle)
 	union {
 		struct ib_uverbs_create_cq_resp cq;
 		__u64 room[8];
-	} resp = {};
-	struct ib_uverbs_create_cq cmd = {
-		.response = (uintptr_t)&resp,
-		.cqe = 255,
-		.comp_channel = -1,
-	};
+	} resp;
 	int ret;
 
-	ret = uv_cmd(uv->fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), sizeof(resp));
+	ret = create_cq_raw(uv->fd, 255, 0, &resp, sizeof(resp));
 	if (!ret)
 		*handle = resp.cq.cq_handle;
 	return ret;
-}
-
-static int destroy_cq(struct uv *uv, __u32 handle)
-{
-	struct ib_uverbs_destroy_cq_resp resp;
-	struct ib_uverbs_destroy_cq cmd = {
-		.response = (uintptr_t)&resp,
-		.cq_handle = handle,
-	};
-
-	return uv_cmd(uv->fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,7 +388,7 @@ int main(int argc, char **argv)
 			ret = create_cq(&uv, &handle);
 			injected = fail_injected();
 			if (!ret)
-				undo = destroy_cq(&uv, handle);
+				undo = destroy_cq(uv.fd, handle);
 			close(uv.fd);
 		} else if (!strcmp(entry, "link")) {
 			int created, exists;

@@ -1123,32 +1123,12 @@ static_assert(offsetof(struct srq_resp, rxe) == sizeof(struct ib_uverbs_create_s
 static int create_cq_vec(int fd, __u32 cqe, __u32 comp_vector, size_t out_len,
 			 struct cq_resp *resp)
 {
-	struct ib_uverbs_create_cq cmd = {
-		.response = (uintptr_t)resp,
-		.user_handle = 0x5678,
-		.cqe = cqe,
-		.comp_vector = comp_vector,
-		.comp_channel = -1,
-	};
-
-	memset(resp, 0, sizeof(*resp));
-	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), out_len);
+	return create_cq_raw(fd, cqe, comp_vector, resp, out_len);
 }
 
 static int create_cq(int fd, __u32 cqe, struct cq_resp *resp)
 {
 	return create_cq_vec(fd, cqe, 0, sizeof(*resp), resp);
-}
-
-static int destroy_cq(int fd, __u32 cq)
-{
-	struct ib_uverbs_destroy_cq_resp resp;
-	struct ib_uverbs_destroy_cq cmd = {
-		.response = (uintptr_t)&resp,
-		.cq_handle = cq,
-	};
-
-	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
 }
 
 static int req_notify_cq(int fd, __u32 cq, __u32 solicited)

@@ -94,28 +94,6 @@ struct cq_resp {
 	struct rxe_create_cq_resp rxe;
 };
 
-static int create_cq(int fd, struct cq_resp *resp)
-{
-	struct ib_uverbs_create_cq cmd = {
-		.response = (uintptr_t)resp,
-		.cqe = 255,
-		.comp_channel = -1,
-	};
-
-	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), sizeof(*resp));
-}
-
-static int destroy_cq(int fd, __u32 cq)
-{
-	struct ib_uverbs_destroy_cq_resp resp;
-	struct ib_uverbs_destroy_cq cmd = {
-		.response = (uintptr_t)&resp,
-		.cq_handle = cq,
-	};
-
-	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
-}
-
 int main(int argc, char **argv)
 {
 	struct ib_uverbs_get_context_resp ctx = {};
@@ -170,7 +148,7 @@ int main(int argc, char **argv)
 	}
 
 	if (with_cq) {
-		ret = create_cq(fd, &cq);
+		ret = create_cq_raw(fd, 255, 0, &cq, sizeof(cq));
 		if (ret) {
 			fprintf(stderr, "uverbs_hold: %s: CREATE_CQ: %s\n", dev, strerror(-ret));
 			return 2;

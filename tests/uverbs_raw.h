@@ -147,4 +147,34 @@ static inline int close_xrcd(int fd, __u32 xrcd)
 	return uv_cmd(fd, IB_USER_VERBS_CMD_CLOSE_XRCD, &cmd, sizeof(cmd), 0);
 }
 
+/*
+ * CREATE_CQ of cqe entries on comp_vector, without a completion channel:
+ * resp (resp_len bytes: the core response, then room for the driver's)
+ * receives the answer.
+ */
+static inline int create_cq_raw(int fd, __u32 cqe, __u32 comp_vector, void *resp,
+				size_t resp_len)
+{
+	struct ib_uverbs_create_cq cmd = {
+		.response = (uintptr_t)resp,
+		.cqe = cqe,
+		.comp_vector = comp_vector,
+		.comp_channel = -1,
+	};
+
+	memset(resp, 0, resp_len);
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), resp_len);
+}
+
+static inline int destroy_cq(int fd, __u32 cq)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq cmd = {
+		.response = (uintptr_t)&resp,
+		.cq_handle = cq,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
+}
+
 #endif /* _RVERBS_TESTS_UVERBS_RAW_H */
