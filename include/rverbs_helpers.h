@@ -15,6 +15,8 @@
 struct dst_entry;
 struct ib_ah;
 struct ib_device;
+struct ib_ucontext;
+struct ib_udata;
 struct ib_xrcd;
 struct rdma_user_mmap_entry;
 struct in6_addr;
@@ -36,6 +38,7 @@ bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd);
 void *rverbs_vmalloc_user(unsigned long size);
 int rverbs_cache_line_size(void);
 u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry);
+struct ib_ucontext *rverbs_udata_ucontext(struct ib_udata *udata);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

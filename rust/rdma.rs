@@ -20,6 +20,7 @@ pub(crate) mod gid_attr;
 pub(crate) mod link;
 pub(crate) mod mmap;
 pub(crate) mod pd;
+pub(crate) mod qp;
 pub(crate) mod ring;
 pub(crate) mod udata;
 pub(crate) mod xrcd;

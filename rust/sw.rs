@@ -21,3 +21,4 @@ pub(crate) mod ah;
 pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod link;
+pub(crate) mod qp;

@@ -15,6 +15,7 @@
  *     xrcd DEV                  OPEN_XRCD                 (ib_alloc_xrcd_user)
  *     close_xrcd DEV            CLOSE_XRCD                (ib_dealloc_xrcd_user)
  *     cq DEV                    CREATE_CQ                 (the driver's create_cq)
+ *     qp DEV                    CREATE_QP                 (a UD QP: ib_core, the driver)
  *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
  *     module PATH [PARAMS]      finit_module              (module load)
  *
@@ -168,6 +169,27 @@ static int create_cq(struct uv *uv, __u32 *handle)
 	return ret;
 }
 
+/*
+ * A UD QP of 64 work requests with 2 SGEs each way and 64 bytes inline, on
+ * cq, with room for the soft-RoCE response (two mminfo).
+ */
+static int create_qp(struct uv *uv, __u32 cq, __u32 *handle)
+{
+	static const struct qp_req req = {
+		.send_wr = 64, .recv_wr = 64, .send_sge = 2, .recv_sge = 2, .inline_data = 64,
+	};
+	union {
+		struct ib_uverbs_create_qp_resp qp;
+		__u64 room[16];
+	} resp;
+	int ret;
+
+	ret = create_qp_raw(uv->fd, uv->pd, cq, &req, 0, &resp, sizeof(resp));
+	if (!ret)
+		*handle = resp.qp.qp_handle;
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 
@@ -258,7 +280,7 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd|cq DEV\n"
+	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd|cq|qp DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
@@ -318,7 +340,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
-		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq")) {
+		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq") &&
+		   strcmp(entry, "qp")) {
 		usage();
 	}
 
@@ -389,6 +412,20 @@ int main(int argc, char **argv)
 			injected = fail_injected();
 			if (!ret)
 				undo = destroy_cq(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "qp")) {
+			__u32 cq;
+
+			if (uv_open(&uv, 1, 1) || create_cq(&uv, &cq))
+				goto setup;
+			fail_arm(n);
+			ret = create_qp(&uv, cq, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = destroy_qp(uv.fd, handle);
+			/* The CQ is free again only if no QP was left on it. */
+			if (!undo)
+				undo = destroy_cq(uv.fd, cq);
 			close(uv.fd);
 		} else if (!strcmp(entry, "link")) {
 			int created, exists;

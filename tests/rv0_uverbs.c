@@ -13,6 +13,8 @@
  *   RV_EXPECT_NO_MR=1   REG_MR
  *   RV_EXPECT_NO_MW=1   ALLOC_MW
  *   RV_EXPECT_NO_SRQ=1  CREATE_SRQ
+ * and RV_EXPECT_UD_ONLY=1 pins what a device with UD QPs only refuses
+ * (RC and UC QPs, a path on a UD QP), which rxe grants.
  * The XRC domain cases run when QUERY_DEVICE reports IB_DEVICE_XRC and are
  * skipped otherwise (rxe has no XRC); the RoCE v1 case runs when the port
  * has an "IB/RoCE v1" GID (rxe has only RoCE v2 ones).
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1293,6 +1296,476 @@ TEST_F(ctx, ring_mapped_past_destroy_stays_readable)
 	q->consumer_index = 5;
 	EXPECT_EQ(5U, q->consumer_index);
 	ASSERT_EQ(0, munmap(q, resp.rxe.mi.size));
+}
+
+/*
+ * Queue pairs, as soft-RoCE makes them (rxe_verbs.c:rxe_create_qp,
+ * rxe_qp.c): each work queue is a ring like a CQ's, whose slot holds a
+ * struct rxe_send_wqe or rxe_recv_wqe and room for the SGEs (and, for
+ * sends, the inline data), rounded up to a power of two of at least a
+ * cache line.  The answers are rxe's: checked on rxe0 and rv0 alike, but
+ * for what RV_EXPECT_UD_ONLY=1 pins (rv0 has UD QPs only).
+ */
+#define MAX_QP		((1U << 20) - 16)	/* RXE_MAX_QP */
+#define MAX_QP_WR	(1U << 20)		/* RXE_MAX_QP_WR */
+#define MAX_SGE		32U			/* RXE_MAX_SGE */
+#define MAX_INLINE	(MAX_SGE * 16U)		/* RXE_MAX_INLINE_DATA */
+#define CACHE_LINE	64U
+#define QP_STATES	(IB_QPS_ERR + 1)
+#define UD_ONLY "%s has UD QPs only (RV_EXPECT_UD_ONLY=1): rxe grants this"
+
+/* Not in the uapi headers: enum ib_qp_state, enum ib_qp_attr_mask. */
+enum { IB_QPS_RESET, IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS, IB_QPS_SQD, IB_QPS_SQE, IB_QPS_ERR };
+enum {
+	QP_STATE = 1 << 0, QP_CUR_STATE = 1 << 1, QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	QP_ACCESS_FLAGS = 1 << 3, QP_PKEY_INDEX = 1 << 4, QP_PORT = 1 << 5,
+	QP_QKEY = 1 << 6, QP_AV = 1 << 7, QP_PATH_MTU = 1 << 8, QP_TIMEOUT = 1 << 9,
+	QP_RETRY_CNT = 1 << 10, QP_RNR_RETRY = 1 << 11, QP_RQ_PSN = 1 << 12,
+	QP_MAX_QP_RD_ATOMIC = 1 << 13, QP_MIN_RNR_TIMER = 1 << 15,
+	QP_SQ_PSN = 1 << 16, QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+};
+#define IB_EVENT_SQ_DRAINED	5U
+
+struct qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	struct rxe_create_qp_resp rxe;
+};
+
+static_assert(offsetof(struct qp_resp, rxe) == sizeof(struct ib_uverbs_create_qp_resp),
+	      "the rxe response follows the core one");
+
+static int create_qp(int fd, __u32 pd, __u32 cq, const struct qp_req *req,
+		     struct qp_resp *resp)
+{
+	return create_qp_raw(fd, pd, cq, req, 0, resp, sizeof(*resp));
+}
+
+static int modify_qp(int fd, struct ib_uverbs_modify_qp *cmd)
+{
+	return uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, cmd, sizeof(*cmd), 0);
+}
+
+/* MODIFY_QP of qp to state with mask (QP_STATE added) and the values of UD's path. */
+static int modify_qp_state(int fd, __u32 qp, __u8 state, __u32 mask)
+{
+	struct ib_uverbs_modify_qp cmd = {
+		.qp_handle = qp,
+		.attr_mask = mask | QP_STATE,
+		.qp_state = state,
+		.qkey = 0x11111111,
+		.sq_psn = 0x123456,
+		.port_num = PORT,
+	};
+
+	return modify_qp(fd, &cmd);
+}
+
+static int query_qp(int fd, __u32 qp, struct ib_uverbs_query_qp_resp *resp)
+{
+	struct ib_uverbs_query_qp cmd = {
+		.response = (uintptr_t)resp,
+		.qp_handle = qp,
+		.attr_mask = ~0U,
+	};
+
+	memset(resp, 0xa5, sizeof(*resp));
+	return uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_QP, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+static __u32 pow2_at_least(__u32 n)
+{
+	__u32 p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static __u32 ring_map_size(__u32 slots, __u32 elem)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	__u64 len = sizeof(struct rxe_queue_buf) + (__u64)slots * elem;
+
+	return (len + page - 1) / page * page;
+}
+
+/* Map a ring of size bytes at offset; check its header. */
+static void check_ring(struct __test_metadata *_metadata, int fd, const struct mminfo *mi,
+		       __u32 slots, __u32 elem)
+{
+	struct rxe_queue_buf *q;
+
+	EXPECT_EQ(ring_map_size(slots, elem), mi->size);
+	q = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, mi->offset);
+	ASSERT_NE(MAP_FAILED, q);
+	EXPECT_EQ((__u32)__builtin_ctz(elem), q->log2_elem_size);
+	EXPECT_EQ(slots - 1, q->index_mask);
+	EXPECT_EQ(0U, q->producer_index);
+	EXPECT_EQ(0U, q->consumer_index);
+	EXPECT_EQ(0, q->data[(__u64)slots * elem - 1]);
+	ASSERT_EQ(0, munmap(q, mi->size));
+}
+
+/*
+ * Create a UD QP of req, check every capacity returned, both rings and
+ * what QUERY_QP says of them, destroy.
+ */
+static void check_qp_caps(struct __test_metadata *_metadata, int fd, __u32 pd, __u32 cq,
+			  const struct qp_req *req)
+{
+	__u32 room = req->send_sge * 16 > req->inline_data ? req->send_sge * 16 : req->inline_data;
+	__u32 sq_elem = pow2_at_least(sizeof(struct rxe_send_wqe) + room);
+	__u32 rq_elem = pow2_at_least(sizeof(struct rxe_recv_wqe) + req->recv_sge * 16);
+	__u32 sq_slots = pow2_at_least(req->send_wr + 1);
+	__u32 rq_slots = pow2_at_least(req->recv_wr + 1);
+	struct ib_uverbs_query_qp_resp q;
+	struct qp_resp resp;
+
+	sq_elem = sq_elem < CACHE_LINE ? CACHE_LINE : sq_elem;
+	rq_elem = rq_elem < CACHE_LINE ? CACHE_LINE : rq_elem;
+	ASSERT_EQ(0, create_qp(fd, pd, cq, req, &resp))
+		TH_LOG("send_wr %u recv_wr %u send_sge %u recv_sge %u inline %u",
+		       req->send_wr, req->recv_wr, req->send_sge, req->recv_sge, req->inline_data);
+	EXPECT_LE(16U, resp.core.qpn);
+	EXPECT_EQ(sq_slots - 1, resp.core.max_send_wr);
+	EXPECT_EQ(rq_slots - 1, resp.core.max_recv_wr);
+	EXPECT_EQ(room / 16, resp.core.max_send_sge);
+	EXPECT_EQ(req->recv_sge, resp.core.max_recv_sge);
+	EXPECT_EQ(room, resp.core.max_inline_data);
+	check_ring(_metadata, fd, &resp.rxe.sq_mi, sq_slots, sq_elem);
+	check_ring(_metadata, fd, &resp.rxe.rq_mi, rq_slots, rq_elem);
+
+	ASSERT_EQ(0, query_qp(fd, resp.core.qp_handle, &q));
+	EXPECT_EQ(resp.core.max_send_wr, q.max_send_wr);
+	EXPECT_EQ(resp.core.max_recv_wr, q.max_recv_wr);
+	EXPECT_EQ(resp.core.max_send_sge, q.max_send_sge);
+	EXPECT_EQ(resp.core.max_recv_sge, q.max_recv_sge);
+	EXPECT_EQ(resp.core.max_inline_data, q.max_inline_data);
+	EXPECT_EQ(req->sig_all, q.sq_sig_all);
+	ASSERT_EQ(0, destroy_qp(fd, resp.core.qp_handle));
+}
+
+/* A PD and a CQ for the QPs of a test. */
+static void qp_deps(struct __test_metadata *_metadata, int fd, __u32 *pd, struct cq_resp *cq)
+{
+	ASSERT_EQ(0, alloc_pd(fd, pd));
+	ASSERT_EQ(0, create_cq(fd, 64, cq));
+}
+
+static void qp_deps_put(struct __test_metadata *_metadata, int fd, __u32 pd, struct cq_resp *cq)
+{
+	ASSERT_EQ(0, destroy_cq(fd, cq->cq_handle));
+	ASSERT_EQ(0, dealloc_pd(fd, pd));
+}
+
+static const struct qp_req ud_small = { .send_wr = 16, .recv_wr = 16, .send_sge = 1, .recv_sge = 1 };
+
+TEST_F(ctx, query_device_qp_limits)
+{
+	ASSERT_EQ(MAX_QP, self->dev.max_qp);
+	ASSERT_EQ(MAX_QP_WR, self->dev.max_qp_wr);
+	/* uverbs_cmd.c:copy_query_dev_fields: min(max_send_sge, max_recv_sge) */
+	ASSERT_EQ(MAX_SGE, self->dev.max_sge);
+}
+
+TEST_F(ctx, create_qp_ud_caps_rings_and_mappings)
+{
+	/* send_wr, recv_wr, send_sge, recv_sge, inline_data, (type), sq_sig_all */
+	static const struct qp_req grid[] = {
+		{ 0, 0, 0, 0, 0, 0, 0 },
+		{ 1, 1, 1, 1, 0, 0, 0 },
+		{ 16, 16, 1, 1, 0, 0, 1 },
+		{ 100, 7, 2, 3, 0, 0, 0 },
+		{ 255, 256, 4, 4, 64, 0, 0 },
+		{ 1, 1, 1, 1, 100, 0, 0 },
+		{ 64, 64, MAX_SGE, MAX_SGE, 0, 0, 0 },
+		{ 8, 8, 3, 0, MAX_INLINE, 0, 0 },
+		{ 4096, 1024, 16, 8, 200, 0, 0 },
+	};
+	struct cq_resp cq;
+	size_t i;
+	__u32 pd;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	for (i = 0; i < ARRAY_SIZE(grid); i++)
+		check_qp_caps(_metadata, self->fd, pd, cq.cq_handle, &grid[i]);
+	qp_deps_put(_metadata, self->fd, pd, &cq);
+}
+
+TEST_F(ctx, create_qp_errors)
+{
+	struct qp_req r;
+	struct qp_resp resp;
+	struct cq_resp cq;
+	__u32 pd;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	/* rxe_verbs.c:rxe_create_qp: udata->inlen */
+	EXPECT_EQ(-EINVAL, create_qp_raw(self->fd, pd, cq.cq_handle, &ud_small, 8,
+					 &resp, sizeof(resp)));
+	/* rxe_verbs.c:rxe_create_qp: udata->outlen < sizeof(*uresp) */
+	EXPECT_EQ(-EINVAL, create_qp_raw(self->fd, pd, cq.cq_handle, &ud_small, 0,
+					 &resp, sizeof(resp.core)));
+	/* rxe_qp.c:rxe_qp_chk_cap: each limit */
+	r = ud_small, r.send_wr = MAX_QP_WR + 1;
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+	r = ud_small, r.recv_wr = MAX_QP_WR + 1;
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+	r = ud_small, r.send_sge = MAX_SGE + 1;
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+	r = ud_small, r.recv_sge = MAX_SGE + 1;
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+	r = ud_small, r.inline_data = MAX_INLINE + 1;
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+	/* rdma_core.c:lookup_get_idr_uobject: no such CQ */
+	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle + 100, &ud_small, &resp));
+	/* Nothing was left behind: the CQ and the PD go. */
+	qp_deps_put(_metadata, self->fd, pd, &cq);
+}
+
+TEST_F(ctx, create_qp_connected)
+{
+	static const __u8 types[] = { IB_UVERBS_QPT_RC, IB_UVERBS_QPT_UC };
+	struct qp_resp resp;
+	struct qp_req r;
+	struct cq_resp cq;
+	__u32 pd;
+	size_t i;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		r = ud_small, r.type = types[i];
+		if (env_is_1("RV_EXPECT_UD_ONLY")) {
+			/* Pinned: rxe_qp.c:rxe_qp_chk_init accepts RC and UC. */
+			EXPECT_EQ(-EOPNOTSUPP, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+			continue;
+		}
+		ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
+		ASSERT_EQ(0, destroy_qp(self->fd, resp.core.qp_handle));
+	}
+	qp_deps_put(_metadata, self->fd, pd, &cq);
+}
+
+TEST_F(ctx, destroy_cq_of_qp_ebusy_and_qpn_not_reused_at_once)
+{
+	struct qp_resp a, b;
+	struct cq_resp cq;
+	__u32 pd;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &ud_small, &a));
+	/* uverbs_std_types_cq.c:uverbs_free_cq: ib_destroy_cq_user, usecnt */
+	EXPECT_EQ(-EBUSY, destroy_cq(self->fd, cq.cq_handle));
+	/* uverbs_std_types.c:uverbs_free_pd: the QP uses the PD */
+	EXPECT_EQ(-EBUSY, dealloc_pd(self->fd, pd));
+	ASSERT_EQ(0, destroy_qp(self->fd, a.core.qp_handle));
+	/* rxe_pool.c: xa_alloc_cyclic, from RXE_MIN_QP_INDEX */
+	ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &ud_small, &b));
+	EXPECT_NE(a.core.qpn, b.core.qpn);
+	EXPECT_LE(16U, b.core.qpn);
+	ASSERT_EQ(0, destroy_qp(self->fd, b.core.qp_handle));
+	/* rdma_core.c:lookup_get_idr_uobject: the handle is gone */
+	EXPECT_EQ(-ENOENT, destroy_qp(self->fd, b.core.qp_handle));
+	qp_deps_put(_metadata, self->fd, pd, &cq);
+}
+
+/* Wait until QUERY_QP shows the send queue drained (rxe drains from a task). */
+static int wait_drained(int fd, __u32 qp)
+{
+	struct ib_uverbs_query_qp_resp q;
+	int i, ret;
+
+	for (i = 0; i < 200; i++) {
+		ret = query_qp(fd, qp, &q);
+		if (ret || !q.sq_draining)
+			return ret;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Move a fresh UD QP to state s along the usual path. */
+static int drive_to(int fd, __u32 qp, int s)
+{
+	int ret;
+
+	if (s == IB_QPS_RESET)
+		return 0;
+	ret = modify_qp_state(fd, qp, IB_QPS_INIT, QP_PKEY_INDEX | QP_PORT | QP_QKEY);
+	if (ret || s == IB_QPS_INIT)
+		return ret;
+	if (s == IB_QPS_ERR)
+		return modify_qp_state(fd, qp, IB_QPS_ERR, 0);
+	ret = modify_qp_state(fd, qp, IB_QPS_RTR, 0);
+	if (ret || s == IB_QPS_RTR)
+		return ret;
+	ret = modify_qp_state(fd, qp, IB_QPS_RTS, QP_SQ_PSN);
+	if (ret || s == IB_QPS_RTS)
+		return ret;
+	ret = modify_qp_state(fd, qp, IB_QPS_SQD, 0);
+	return ret ? ret : wait_drained(fd, qp);
+}
+
+TEST_F(ctx, modify_qp_ud_every_state_pair)
+{
+	/*
+	 * verbs.c:qp_state_table for UD with IB_QP_STATE alone: which
+	 * transitions need no other attribute.  SQE cannot be reached by
+	 * MODIFY_QP; it is only a target.
+	 */
+	static const int ok[QP_STATES][QP_STATES] = {
+		[IB_QPS_RESET] = { [IB_QPS_RESET] = 1 },
+		[IB_QPS_INIT] = { [IB_QPS_RESET] = 1, [IB_QPS_INIT] = 1, [IB_QPS_RTR] = 1,
+				  [IB_QPS_ERR] = 1 },
+		[IB_QPS_RTR] = { [IB_QPS_RESET] = 1, [IB_QPS_ERR] = 1 },
+		[IB_QPS_RTS] = { [IB_QPS_RESET] = 1, [IB_QPS_RTS] = 1, [IB_QPS_SQD] = 1,
+				 [IB_QPS_ERR] = 1 },
+		[IB_QPS_SQD] = { [IB_QPS_RESET] = 1, [IB_QPS_RTS] = 1, [IB_QPS_SQD] = 1,
+				 [IB_QPS_ERR] = 1 },
+		[IB_QPS_ERR] = { [IB_QPS_RESET] = 1, [IB_QPS_ERR] = 1 },
+	};
+	struct ib_uverbs_query_qp_resp q;
+	struct qp_resp resp;
+	struct cq_resp cq;
+	__u32 pd;
+	int s, t;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	for (s = 0; s < QP_STATES; s++) {
+		if (s == IB_QPS_SQE)
+			continue;
+		for (t = 0; t < QP_STATES; t++) {
+			__u32 qp;
+
+			ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &ud_small, &resp));
+			qp = resp.core.qp_handle;
+			ASSERT_EQ(0, drive_to(self->fd, qp, s)) TH_LOG("to state %d", s);
+			EXPECT_EQ(ok[s][t] ? 0 : -EINVAL, modify_qp_state(self->fd, qp, t, 0))
+				TH_LOG("state %d to %d", s, t);
+			if (t == IB_QPS_SQD && ok[s][t])
+				EXPECT_EQ(0, wait_drained(self->fd, qp));
+			ASSERT_EQ(0, query_qp(self->fd, qp, &q));
+			EXPECT_EQ(ok[s][t] ? t : s, q.qp_state) TH_LOG("state %d to %d", s, t);
+			EXPECT_EQ(q.qp_state, q.cur_qp_state);
+			ASSERT_EQ(0, destroy_qp(self->fd, qp));
+		}
+	}
+	/* uverbs_cmd.c:modify_qp: a state past IB_QPS_ERR */
+	ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &ud_small, &resp));
+	EXPECT_EQ(-EINVAL, modify_qp_state(self->fd, resp.core.qp_handle, IB_QPS_ERR + 1, 0));
+	ASSERT_EQ(0, destroy_qp(self->fd, resp.core.qp_handle));
+	qp_deps_put(_metadata, self->fd, pd, &cq);
+}
+
+TEST_F(ctx, modify_qp_ud_attributes_and_query)
+{
+	struct ib_uverbs_modify_qp m;
+	struct ib_uverbs_query_qp_resp q;
+	struct qp_resp resp;
+	struct cq_resp cq;
+	__u32 pd, qp;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &ud_small, &resp));
+	qp = resp.core.qp_handle;
+
+	/* A fresh QP: RESET, path MTU 256 (rxe_qp.c:rxe_qp_init_misc). */
+	ASSERT_EQ(0, query_qp(self->fd, qp, &q));
+	EXPECT_EQ(IB_QPS_RESET, q.qp_state);
+	EXPECT_EQ(1, q.path_mtu);
+	EXPECT_EQ(0U, q.qkey);
+	EXPECT_EQ(0, q.port_num);
+	/* rxe_av.c:rxe_av_to_attr: a RoCE vector with a GRH, empty */
+	EXPECT_EQ(1, q.dest.is_global);
+	EXPECT_EQ(0, q.dest.port_num);
+	EXPECT_EQ(1, q.alt_dest.is_global);
+
+	/* The attributes that may be missing from a transition: required. */
+	EXPECT_EQ(-EINVAL, modify_qp_state(self->fd, qp, IB_QPS_INIT, QP_PORT | QP_QKEY));
+	/* ... and those UD has no use for: refused in a transition. */
+	EXPECT_EQ(-EINVAL, modify_qp_state(self->fd, qp, IB_QPS_INIT,
+					   QP_PKEY_INDEX | QP_PORT | QP_QKEY | QP_RQ_PSN));
+	ASSERT_EQ(0, modify_qp_state(self->fd, qp, IB_QPS_INIT, QP_PKEY_INDEX | QP_PORT | QP_QKEY));
+	ASSERT_EQ(0, modify_qp_state(self->fd, qp, IB_QPS_RTR, 0));
+	/* rxe_qp.c:rxe_qp_from_attr: sq_psn & BTH_PSN_MASK */
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_STATE | QP_SQ_PSN,
+					  .qp_state = IB_QPS_RTS, .sq_psn = 0xff654321 };
+	ASSERT_EQ(0, modify_qp(self->fd, &m));
+	ASSERT_EQ(0, query_qp(self->fd, qp, &q));
+	EXPECT_EQ(IB_QPS_RTS, q.qp_state);
+	EXPECT_EQ(0x654321U, q.sq_psn);
+	EXPECT_EQ(0x11111111U, q.qkey);
+	EXPECT_EQ(PORT, q.port_num);
+	EXPECT_EQ(0, q.pkey_index);
+
+	/*
+	 * Without IB_QP_STATE no transition rule applies: rxe checks the
+	 * values (rxe_qp.c:rxe_qp_chk_attr) and records them.
+	 */
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_PATH_MTU, .path_mtu = 6 };
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, &m));
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_TIMEOUT, .timeout = 32 };
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, &m));
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_MAX_QP_RD_ATOMIC,
+					  .max_rd_atomic = 129 };
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, &m));
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_ACCESS_FLAGS };
+	EXPECT_EQ(-EINVAL, modify_qp(self->fd, &m));
+	m = (struct ib_uverbs_modify_qp){
+		.qp_handle = qp,
+		.attr_mask = QP_PATH_MTU | QP_TIMEOUT | QP_RETRY_CNT | QP_RNR_RETRY |
+			     QP_RQ_PSN | QP_MAX_QP_RD_ATOMIC | QP_MAX_DEST_RD_ATOMIC |
+			     QP_MIN_RNR_TIMER | QP_QKEY,
+		.path_mtu = 3, .timeout = 14, .retry_cnt = 7, .rnr_retry = 6,
+		.rq_psn = 0x1abcdef, .max_rd_atomic = 3, .max_dest_rd_atomic = 5,
+		.min_rnr_timer = 12, .qkey = 0x2222,
+	};
+	ASSERT_EQ(0, modify_qp(self->fd, &m));
+	ASSERT_EQ(0, query_qp(self->fd, qp, &q));
+	EXPECT_EQ(IB_QPS_RTS, q.qp_state);
+	EXPECT_EQ(3, q.path_mtu);
+	EXPECT_EQ(14, q.timeout);
+	EXPECT_EQ(7, q.retry_cnt);
+	EXPECT_EQ(6, q.rnr_retry);
+	EXPECT_EQ(0xabcdefU, q.rq_psn);
+	/* roundup_pow_of_two */
+	EXPECT_EQ(4, q.max_rd_atomic);
+	EXPECT_EQ(8, q.max_dest_rd_atomic);
+	EXPECT_EQ(12, q.min_rnr_timer);
+	EXPECT_EQ(0x2222U, q.qkey);
+	EXPECT_EQ(0, q.sq_draining);
+
+	/* A path on a datagram QP. */
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_AV | QP_PORT,
+					  .port_num = PORT,
+					  .dest = { .is_global = 1, .hop_limit = 64, .port_num = PORT } };
+	/* Pinned with RV_EXPECT_UD_ONLY: rv0 keeps no path for UD; rxe records it. */
+	EXPECT_EQ(env_is_1("RV_EXPECT_UD_ONLY") ? -EINVAL : 0, modify_qp(self->fd, &m));
+	ASSERT_EQ(0, destroy_qp(self->fd, qp));
+	qp_deps_put(_metadata, self->fd, pd, &cq);
+}
+
+TEST_F(ctx, modify_qp_to_sqd_reports_sq_drained)
+{
+	struct ib_uverbs_async_event_desc ev;
+	struct pollfd pfd = { .fd = self->async_fd, .events = POLLIN };
+	struct qp_resp resp;
+	struct cq_resp cq;
+	__u32 pd;
+
+	qp_deps(_metadata, self->fd, &pd, &cq);
+	ASSERT_EQ(0, create_qp(self->fd, pd, cq.cq_handle, &ud_small, &resp));
+	ASSERT_EQ(0, drive_to(self->fd, resp.core.qp_handle, IB_QPS_RTS));
+	ASSERT_EQ(0, modify_qp_state(self->fd, resp.core.qp_handle, IB_QPS_SQD, 0));
+	/* rxe_req.c:req_check_sq_drain_done: IB_EVENT_SQ_DRAINED, nothing queued */
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
+	EXPECT_EQ(IB_EVENT_SQ_DRAINED, ev.event_type);
+	EXPECT_EQ(0x5151U, ev.element);	/* the QP's user_handle */
+	EXPECT_EQ(0, wait_drained(self->fd, resp.core.qp_handle));
+	ASSERT_EQ(0, modify_qp_state(self->fd, resp.core.qp_handle, IB_QPS_RTS, 0));
+	ASSERT_EQ(0, destroy_qp(self->fd, resp.core.qp_handle));
+	qp_deps_put(_metadata, self->fd, pd, &cq);
 }
 
 TEST_F(ctx, reg_mr_eopnotsupp)

@@ -36,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 24
+ktap_set_plan 26
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and no
 # stack dump per injected fault.
@@ -127,6 +127,11 @@ run "rv0 alloc_pd" pd rv0
 # as the reference that the C driver's error paths are clean too.
 run "rxe0 create_cq" cq rxe0
 run "rv0 create_cq" cq rv0
+# A UD QP: ib_core's part (the object, restrack, security), the driver's
+# (its number, two rings, two mmap entries, the response); soft-RoCE's as
+# the reference again.
+run "rxe0 create_qp" qp rxe0
+run "rv0 create_qp" qp rv0
 # These two have hundreds of fault points, almost all in the driver core's
 # sysfs code (device_add of the IB device and its ports, of the module),
 # at seconds each on the debug kernel: every one of the first 32, then

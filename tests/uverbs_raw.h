@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 
 /* One legacy command: header, request, nothing after it. */
@@ -175,6 +176,58 @@ static inline int destroy_cq(int fd, __u32 cq)
 	};
 
 	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_CQ, &cmd, sizeof(cmd), sizeof(resp));
+}
+
+/* What CREATE_QP asks for: capacities, type (0: UD), sq_sig_all. */
+struct qp_req {
+	__u32 send_wr, recv_wr, send_sge, recv_sge, inline_data;
+	__u8 type, sig_all;
+};
+
+/*
+ * CREATE_QP of req on pd with cq for both queues (user_handle 0x5151);
+ * extra_in bytes (up to 16) of driver input after the command; resp
+ * (resp_len bytes: the core response, then room for the driver's)
+ * receives the answer.
+ */
+static inline int create_qp_raw(int fd, __u32 pd, __u32 cq, const struct qp_req *req,
+				size_t extra_in, void *resp, size_t resp_len)
+{
+	struct {
+		struct ib_uverbs_create_qp cmd;
+		__u64 driver[2];
+	} in = {
+		.cmd = {
+			.response = (uintptr_t)resp,
+			.user_handle = 0x5151,
+			.pd_handle = pd,
+			.send_cq_handle = cq,
+			.recv_cq_handle = cq,
+			.max_send_wr = req->send_wr,
+			.max_recv_wr = req->recv_wr,
+			.max_send_sge = req->send_sge,
+			.max_recv_sge = req->recv_sge,
+			.max_inline_data = req->inline_data,
+			.sq_sig_all = req->sig_all,
+			.qp_type = req->type ? req->type : IB_UVERBS_QPT_UD,
+		},
+	};
+
+	if (extra_in > sizeof(in.driver))
+		return -E2BIG;
+	memset(resp, 0, resp_len);
+	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &in, sizeof(in.cmd) + extra_in, resp_len);
+}
+
+static inline int destroy_qp(int fd, __u32 qp)
+{
+	struct ib_uverbs_destroy_qp_resp resp;
+	struct ib_uverbs_destroy_qp cmd = {
+		.response = (uintptr_t)&resp,
+		.qp_handle = qp,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd), sizeof(resp));
 }
 
 #endif /* _RVERBS_TESTS_UVERBS_RAW_H */

@@ -8,6 +8,7 @@
 #include <linux/cache.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "rverbs_helpers.h"
 
@@ -65,4 +66,14 @@ int rverbs_cache_line_size(void)
 u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry)
 {
 	return rdma_user_mmap_get_offset(entry);
+}
+
+/*
+ * rdma_udata_to_drv_context() without the driver's container: the ucontext
+ * of a verb's driver udata, which ib_uverbs keeps in the verb's attribute
+ * bundle.
+ */
+struct ib_ucontext *rverbs_udata_ucontext(struct ib_udata *udata)
+{
+	return container_of(udata, struct uverbs_attr_bundle, driver_udata)->context;
 }

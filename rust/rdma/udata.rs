@@ -64,6 +64,11 @@ impl Udata {
         unsafe { &*self.as_raw() }
     }
 
+    /// Driver input from userspace, in bytes.
+    pub(crate) fn inlen(&self) -> usize {
+        self.raw().inlen
+    }
+
     /// Room for driver output to userspace, in bytes.
     pub(crate) fn outlen(&self) -> usize {
         self.raw().outlen

@@ -8,6 +8,11 @@ use super::{
         self,
         SwCq, //
     },
+    qp::{
+        self,
+        QpTable,
+        SwQp, //
+    },
 };
 use crate::{
     net::device::{
@@ -32,6 +37,11 @@ use crate::{
                 PortState, //
             },
             Driver, DriverDevice,
+        },
+        qp::{
+            QpCreate,
+            QpModify,
+            QpQuery, //
         },
         udata::Udata,
     },
@@ -157,6 +167,8 @@ pub(crate) struct Resources {
     xrcds: Counter,
     cqs: Counter,
     #[pin]
+    qps: QpTable,
+    #[pin]
     ahs: AhTable,
     max_ah: u32,
 }
@@ -168,6 +180,7 @@ impl Resources {
             pds: Counter::new(limits.max_pd),
             xrcds: Counter::new(limits.max_xrcd),
             cqs: Counter::new(cq::MAX_CQ),
+            qps <- QpTable::new(),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
         }? Error)
@@ -181,7 +194,8 @@ impl Writer for Resources {
         writeln!(f, "pd {} max {}", self.pds.live(), self.pds.max)?;
         writeln!(f, "ah {} max {}", self.ahs.live(), self.max_ah)?;
         writeln!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)?;
-        writeln!(f, "cq {} max {}", self.cqs.live(), self.cqs.max)
+        writeln!(f, "cq {} max {}", self.cqs.live(), self.cqs.max)?;
+        writeln!(f, "qp {} max {}", self.qps.live(), qp::MAX_QP)
     }
 }
 
@@ -286,6 +300,10 @@ impl SwDevice {
         &self.res.cqs
     }
 
+    pub(crate) fn qps(&self) -> &QpTable {
+        &self.res.qps
+    }
+
     pub(crate) fn fill_debugfs(&self, dir: &Dir, name: &CStr) -> Result {
         let mut slot = self.debugfs.lock();
         if slot.is_some() {
@@ -322,6 +340,7 @@ impl Driver for Rv {
     type Ah = SwAh;
     type Xrcd = SwObject;
     type Cq = SwCq;
+    type Qp = SwQp;
 
     /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
     const DRIVER_ID: u32 = crate::rdma::RDMA_DRIVER_RXE;
@@ -340,6 +359,9 @@ impl Driver for Rv {
             max_ah: dev.res.max_ah,
             max_cq: cq::MAX_CQ,
             max_cqe: cq::MAX_CQE,
+            max_qp: qp::MAX_QP,
+            max_qp_wr: qp::MAX_QP_WR,
+            max_sge: qp::MAX_SGE,
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,
@@ -478,6 +500,29 @@ impl Driver for Rv {
 
     fn req_notify_cq(_dev: &DriverDevice<Self>, cq: &SwCq, flags: u32) -> Result<bool> {
         Ok(cq::req_notify_cq(cq, flags))
+    }
+
+    fn create_qp(dev: &DriverDevice<Self>, req: &QpCreate<'_>) -> impl PinInit<SwQp, Error> {
+        qp::create_qp(dev, req)
+    }
+
+    fn modify_qp(
+        _dev: &DriverDevice<Self>,
+        qp: &SwQp,
+        req: &QpModify<'_>,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        qp::modify_qp(qp, req)
+    }
+
+    fn query_qp(_dev: &DriverDevice<Self>, qp: &SwQp, query: QpQuery) -> Result {
+        qp::query_qp(qp, query);
+        Ok(())
+    }
+
+    fn destroy_qp(dev: &DriverDevice<Self>, qp: &SwQp, _udata: Option<&Udata>) -> Result {
+        qp::destroy_qp(dev, qp);
+        Ok(())
     }
 
     fn alloc_xrcd(

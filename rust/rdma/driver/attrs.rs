@@ -90,6 +90,13 @@ pub(crate) struct DeviceAttrs {
     pub(crate) max_cq: u32,
     /// Largest depth of a completion queue.
     pub(crate) max_cqe: u32,
+    /// Largest number of queue pairs.
+    pub(crate) max_qp: u32,
+    /// Largest number of work requests in a queue of a QP.
+    pub(crate) max_qp_wr: u32,
+    /// Largest number of scatter/gather entries of a work request (sends
+    /// and receives alike).
+    pub(crate) max_sge: u32,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

@@ -18,6 +18,11 @@ use crate::{
     rdma::{
         ah_attr::AhAttr,
         cq::CqCreate,
+        qp::{
+            QpCreate,
+            QpModify,
+            QpQuery, //
+        },
         udata::Udata, //
     },
 };
@@ -53,6 +58,8 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     type Xrcd: Send + Sync;
     /// Data of a completion queue.
     type Cq: Send + Sync;
+    /// Data of a queue pair.
+    type Qp: Send + Sync;
 
     /// `rdma_driver_id` reported to userspace (selects the provider).
     const DRIVER_ID: u32;
@@ -174,6 +181,40 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// already queued and `IB_CQ_REPORT_MISSED_EVENTS` was asked for).
     fn req_notify_cq(_dev: &DriverDevice<Self>, _cq: &Self::Cq, _flags: u32) -> Result<bool> {
         build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sets up a queue pair (`create_qp`). ib_core has filled its own part
+    /// of the QP (PD, CQs, type) and counts the QP's uses of them; the
+    /// driver sets the QP number ([`QpCreate::set_qp_num`]) and the real
+    /// capacities ([`QpCreate::set_cap`]) and answers userspace itself.
+    /// Implementing it also puts `modify_qp`, `query_qp`, `destroy_qp`,
+    /// `mmap` and `mmap_free` in the table.
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn create_qp(_dev: &DriverDevice<Self>, _qp: &QpCreate<'_>) -> impl PinInit<Self::Qp, Error> {
+        Err::<Self::Qp, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Changes a queue pair's state and attributes (`modify_qp`). Calls
+    /// for one QP may run concurrently (uverbs holds the QP for reading).
+    fn modify_qp(
+        _dev: &DriverDevice<Self>,
+        _qp: &Self::Qp,
+        _req: &QpModify<'_>,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Reports a queue pair's attributes (`query_qp`), through
+    /// [`QpQuery::answer`].
+    fn query_qp(_dev: &DriverDevice<Self>, _qp: &Self::Qp, _query: QpQuery) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Releases a queue pair (`destroy_qp`). On success the data is
+    /// dropped; on error the QP stays.
+    fn destroy_qp(_dev: &DriverDevice<Self>, _qp: &Self::Qp, _udata: Option<&Udata>) -> Result {
+        Ok(())
     }
 
     /// Sets up an XRC domain (`alloc_xrcd`).

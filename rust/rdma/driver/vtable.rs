@@ -17,11 +17,13 @@
 //! - [`object_ops`]: constructors and destructors of ucontexts, PDs, AHs and
 //!   XRCDs, which keep the driver's data in the objects ([`Object`]);
 //! - [`cq_ops`]: completion queues, also [`Object`]s; with them the mmap
-//!   operations of [`crate::rdma::mmap`].
+//!   operations of [`crate::rdma::mmap`];
+//! - [`qp_ops`]: queue pairs, also [`Object`]s.
 
 mod cq_ops;
 mod device_ops;
 mod object_ops;
+mod qp_ops;
 
 use super::{device::DriverDevice, object::Object, ops::Driver, unsupported};
 use crate::{
@@ -140,9 +142,26 @@ impl<T: Driver> Vtable<T> {
         },
         dealloc_driver: Some(Self::dealloc_driver),
         // Mandatory for registration (see `unsupported`).
-        create_qp: Some(unsupported::create_qp),
-        modify_qp: Some(unsupported::modify_qp),
-        destroy_qp: Some(unsupported::destroy_qp),
+        create_qp: if T::HAS_CREATE_QP {
+            Some(Self::create_qp)
+        } else {
+            Some(unsupported::create_qp)
+        },
+        modify_qp: if T::HAS_CREATE_QP {
+            Some(Self::modify_qp)
+        } else {
+            Some(unsupported::modify_qp)
+        },
+        query_qp: if T::HAS_CREATE_QP {
+            Some(Self::query_qp)
+        } else {
+            None
+        },
+        destroy_qp: if T::HAS_CREATE_QP {
+            Some(Self::destroy_qp)
+        } else {
+            Some(unsupported::destroy_qp)
+        },
         post_send: Some(unsupported::post_send),
         post_recv: Some(unsupported::post_recv),
         create_cq: if T::HAS_CREATE_CQ {
@@ -162,12 +181,12 @@ impl<T: Driver> Vtable<T> {
         },
         // Kernel CQs only: userspace polls the ring itself.
         poll_cq: Some(unsupported::poll_cq),
-        mmap: if T::HAS_CREATE_CQ {
+        mmap: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP {
             Some(mmap::mmap)
         } else {
             None
         },
-        mmap_free: if T::HAS_CREATE_CQ {
+        mmap_free: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP {
             Some(mmap::mmap_free)
         } else {
             None
@@ -180,8 +199,13 @@ impl<T: Driver> Vtable<T> {
         size_ib_ucontext: size_of::<Object<bindings::ib_ucontext, T::Ucontext>>(),
         size_ib_xrcd: size_of::<Object<bindings::ib_xrcd, T::Xrcd>>(),
         size_ib_cq: size_of::<Object<bindings::ib_cq, T::Cq>>(),
-        // ib_core allocates it before calling the (failing) driver.
-        size_ib_qp: size_of::<bindings::ib_qp>(),
+        // Without `create_qp`, ib_core still allocates the QP before
+        // calling the (failing) driver: ib_core's size then.
+        size_ib_qp: if T::HAS_CREATE_QP {
+            size_of::<Object<bindings::ib_qp, T::Qp>>()
+        } else {
+            size_of::<bindings::ib_qp>()
+        },
         // SAFETY: All-zero is a valid `ib_device_ops`: null pointers,
         // `None` operations, zero sizes.
         ..unsafe { core::mem::zeroed() }

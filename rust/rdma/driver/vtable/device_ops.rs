@@ -53,6 +53,10 @@ impl<T: Driver> Vtable<T> {
             attr.max_ah = a.max_ah.try_into()?;
             attr.max_cq = a.max_cq.try_into()?;
             attr.max_cqe = a.max_cqe.try_into()?;
+            attr.max_qp = a.max_qp.try_into()?;
+            attr.max_qp_wr = a.max_qp_wr.try_into()?;
+            attr.max_send_sge = a.max_sge.try_into()?;
+            attr.max_recv_sge = a.max_sge.try_into()?;
             attr.max_pkeys = a.max_pkeys;
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.

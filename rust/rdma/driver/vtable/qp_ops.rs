@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The operations of queue pairs.
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+
+use super::{
+    dev,
+    opt_udata,
+    Vtable, //
+};
+use crate::{
+    bindings,
+    rdma::{
+        driver::{
+            object::Object,
+            Driver, //
+        },
+        qp::{
+            QpCreate,
+            QpModify,
+            QpQuery, //
+        },
+    },
+};
+use kernel::{
+    error::from_result,
+    ffi::c_int, //
+};
+
+impl<T: Driver> Vtable<T> {
+    /// `ib_device_ops.create_qp`.
+    ///
+    /// # Safety
+    ///
+    /// `qp` is a zeroed object of `size_ib_qp` bytes from ib_core with its
+    /// own fields filled (`verbs.c:create_qp`: `device`, a `DriverDevice<T>`,
+    /// PD, CQs, type, event handler), that stays in place until freed;
+    /// `init` is valid and ours for the call; `udata` is null (a kernel
+    /// caller) or the `driver_udata` of the verb's attribute bundle, with
+    /// its ucontext, valid for the call.
+    pub(super) unsafe extern "C" fn create_qp(
+        qp: *mut bindings::ib_qp,
+        init: *mut bindings::ib_qp_init_attr,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        // SAFETY: The caller's promise.
+        let (dev, req) = unsafe { (dev::<T>((*qp).device), QpCreate::from_raw(qp, init, udata)) };
+        // SAFETY: A fresh object of the driver's size, as `Object` needs.
+        from_result(|| unsafe { Object::init(qp, T::create_qp(dev, &req)) }.map(|()| 0))
+    }
+
+    /// `ib_device_ops.modify_qp`.
+    ///
+    /// # Safety
+    ///
+    /// `qp` was set up by a successful `create_qp` of this table and is not
+    /// destroyed before this call returns (uverbs holds the object); `attr`
+    /// is valid for the call; `udata` is null or valid.
+    pub(super) unsafe extern "C" fn modify_qp(
+        qp: *mut bindings::ib_qp,
+        attr: *mut bindings::ib_qp_attr,
+        mask: c_int,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        // SAFETY: The QP is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`.
+        let (dev, data, udata) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                Object::<_, T::Qp>::data(qp),
+                opt_udata(udata),
+            )
+        };
+        // CAST: A bit mask, passed as `int`.
+        let mask = mask as u32;
+        // SAFETY: The QP and the attributes are valid for the call.
+        let req = unsafe { QpModify::from_raw(qp, attr, mask) };
+        from_result(|| T::modify_qp(dev, data, &req, udata).map(|()| 0))
+    }
+
+    /// `ib_device_ops.query_qp`.
+    ///
+    /// # Safety
+    ///
+    /// `qp` was set up by a successful `create_qp` of this table and is not
+    /// destroyed before this call returns; `attr` and `init` are valid for
+    /// writes and ours for the call (`ib_query_qp`'s callers).
+    pub(super) unsafe extern "C" fn query_qp(
+        qp: *mut bindings::ib_qp,
+        attr: *mut bindings::ib_qp_attr,
+        _mask: c_int,
+        init: *mut bindings::ib_qp_init_attr,
+    ) -> c_int {
+        // SAFETY: The QP is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`; the answer's buffers are ours.
+        let (dev, data, query) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                Object::<_, T::Qp>::data(qp),
+                QpQuery::from_raw(qp, attr, init),
+            )
+        };
+        from_result(|| T::query_qp(dev, data, query).map(|()| 0))
+    }
+
+    /// `ib_device_ops.destroy_qp`.
+    ///
+    /// # Safety
+    ///
+    /// `qp` was set up by a successful `create_qp` of this table; on
+    /// success ib_core frees it without using it again (also when it
+    /// destroys a QP it has just created, `verbs.c:create_qp`). `udata` is
+    /// null or valid.
+    pub(super) unsafe extern "C" fn destroy_qp(
+        qp: *mut bindings::ib_qp,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        // SAFETY: The QP is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`.
+        let (dev, data, udata) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                Object::<_, T::Qp>::data(qp),
+                opt_udata(udata),
+            )
+        };
+        from_result(|| {
+            T::destroy_qp(dev, data, udata)?;
+            // SAFETY: Destroyed: ib_core frees the object next.
+            unsafe { Object::<_, T::Qp>::drop_data(qp) };
+            Ok(0)
+        })
+    }
+}

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rv0's queue pairs: unreliable datagram (UD) QPs with a send and a
+//! receive ring that userspace maps, in the layout and with the geometry
+//! of soft-RoCE's (`rxe_qp.c`), so that rdma-core's rxe provider uses them
+//! unchanged.
+//!
+//! A QP can be created, moved through the states of ib_core's table for
+//! UD, queried and destroyed, with soft-RoCE's limits, checks and errors.
+//! Nothing is sent or received yet: `post_send` and `post_recv` still fail
+//! with `EOPNOTSUPP`, and the rings are never read.
+
+use super::device::Rv;
+use crate::{
+    errno::eopnotsupp,
+    rdma::{
+        driver::DriverDevice,
+        qp::{
+            mask,
+            QpAttrs,
+            QpCap,
+            QpCreate,
+            QpModify,
+            QpQuery,
+            QpState,
+            QpType,
+            RXE_RECV_WQE_SIZE,
+            RXE_SEND_WQE_SIZE,
+            RXE_SGE_SIZE, //
+        },
+        ring::{
+            MmInfo,
+            QueueGeometry,
+            UserQueue, //
+        },
+    },
+};
+use kernel::{
+    alloc::Flags,
+    id_pool::IdPool,
+    new_spinlock,
+    prelude::*,
+    sync::SpinLock, //
+};
+
+/// The first QP number given to a QP (soft-RoCE's `RXE_MIN_QP_INDEX`;
+/// 0 and 1 are the special QPs of IBTA, the rest is reserved).
+const MIN_QPN: u32 = 16;
+
+/// The last QP number (soft-RoCE's `RXE_MAX_QP_INDEX`).
+const MAX_QPN: u32 = 1 << 20;
+
+/// Most queue pairs per device (soft-RoCE's `RXE_MAX_QP`).
+pub(crate) const MAX_QP: u32 = MAX_QPN - MIN_QPN;
+
+/// Deepest work queue (soft-RoCE's `RXE_MAX_QP_WR`).
+pub(crate) const MAX_QP_WR: u32 = 1 << 20;
+
+/// Most scatter/gather entries per work request, sends and receives
+/// (soft-RoCE's `RXE_MAX_SGE`).
+pub(crate) const MAX_SGE: u32 = 32;
+
+/// Most inline data of a send work request: what the largest list of
+/// scatter/gather entries takes (soft-RoCE's `RXE_MAX_INLINE_DATA`).
+// CAST: 16 bytes.
+pub(crate) const MAX_INLINE_DATA: u32 = MAX_SGE * RXE_SGE_SIZE as u32;
+
+/// Most outstanding RDMA reads and atomics (soft-RoCE's
+/// `RXE_MAX_QP_RD_ATOM`).
+const MAX_QP_RD_ATOM: u8 = 128;
+
+/// The largest local ACK timeout exponent.
+const MAX_TIMEOUT: u8 = 31;
+
+/// `IB_MTU_4096`: the largest path MTU (the port's `max_mtu`).
+const MAX_PATH_MTU: u32 = 5;
+
+/// `IB_MTU_256`: the path MTU of a new QP (`rxe_qp_init_misc`).
+const INITIAL_PATH_MTU: u32 = 1;
+
+/// The 24 bits of a packet sequence number (`BTH_PSN_MASK`).
+const PSN_MASK: u32 = 0xff_ffff;
+
+/// `struct rxe_create_qp_resp { struct mminfo rq_mi; struct mminfo sq_mi; }`.
+const CREATE_QP_RESP_LEN: usize = 2 * MmInfo::ABI_LEN;
+
+/// The QP numbers in use, given cyclically as soft-RoCE's pool gives them
+/// (`xa_alloc_cyclic` from `RXE_MIN_QP_INDEX` to `RXE_MAX_QP_INDEX`): a
+/// number is not given again until the others have been.
+struct Numbers {
+    /// The numbers taken (IDs of the pool are QP numbers).
+    pool: IdPool,
+    /// Where the next search starts.
+    next: u32,
+    /// How many are taken.
+    live: u32,
+}
+
+/// The QP numbers of a device. The pool grows outside its lock
+/// (`grow_request`, `realloc`, `grow`), as `IdPool` is meant to be used
+/// under a spinlock.
+#[pin_data]
+pub(crate) struct QpTable {
+    #[pin]
+    numbers: SpinLock<Numbers>,
+}
+
+impl QpTable {
+    /// An empty table, initialised in place.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            numbers <- new_spinlock!(Numbers {
+                pool: IdPool::new(),
+                next: MIN_QPN,
+                live: 0,
+            }),
+        })
+    }
+
+    /// Takes a QP number: the first free one from the last one given on,
+    /// wrapping around. `EINVAL` when `MAX_QP` are live, as soft-RoCE's
+    /// pools fail.
+    fn take(&self, gfp: Flags) -> Result<u32> {
+        let mut n = self.numbers.lock();
+        loop {
+            if n.live >= MAX_QP {
+                return Err(EINVAL);
+            }
+            let start = n.next;
+            // From `next` to the end of the pool, then (once the pool has
+            // every number) from the first.
+            let found = |n: &mut Numbers, from: u32| -> Option<u32> {
+                // The bitmap refuses a start past its end (an assertion
+                // with `CONFIG_RUST_BITMAP_HARDENED`).
+                let from = usize::try_from(from).ok().filter(|&f| f < n.pool.capacity())?;
+                let id = n.pool.find_unused_id(from)?;
+                let num = u32::try_from(id.as_usize())
+                    .ok()
+                    .filter(|&q| q <= MAX_QPN)?;
+                id.acquire();
+                Some(num)
+            };
+            let num = match found(&mut n, start) {
+                Some(num) => Some(num),
+                // Numbers past the pool are free: grow it before wrapping.
+                // CAST: 2^20 fits in a `usize`.
+                None if n.pool.capacity() <= MAX_QPN as usize => None,
+                None => found(&mut n, MIN_QPN),
+            };
+            if let Some(num) = num {
+                n.live += 1;
+                n.next = if num >= MAX_QPN { MIN_QPN } else { num + 1 };
+                return Ok(num);
+            }
+            let request = n.pool.grow_request();
+            drop(n);
+            let resizer = request.ok_or(EINVAL)?.realloc(gfp)?;
+            n = self.numbers.lock();
+            // A no-op if someone else grew it meanwhile.
+            n.pool.grow(resizer);
+        }
+    }
+
+    /// Gives QP number `num` back.
+    fn put(&self, num: u32) {
+        let mut n = self.numbers.lock();
+        // CAST: A QP number, at most 2^20.
+        n.pool.release_id(num as usize);
+        n.live -= 1;
+    }
+
+    /// How many QPs are live.
+    pub(crate) fn live(&self) -> u32 {
+        self.numbers.lock().live
+    }
+}
+
+/// What a QP is made of, fixed at creation.
+struct Parts {
+    /// Its number.
+    qpn: u32,
+    /// The send ring, offered to the process until the QP is destroyed.
+    _sq: UserQueue,
+    /// The receive ring, likewise.
+    _rq: UserQueue,
+    /// The capacities, as returned at creation.
+    cap: QpCap,
+    /// Whether every send work request completes.
+    sq_sig_all: bool,
+}
+
+/// A queue pair of rv0.
+#[pin_data]
+pub(crate) struct SwQp {
+    parts: Parts,
+    /// The attributes `modify_qp` sets, under the lock soft-RoCE calls
+    /// `state_lock`.
+    #[pin]
+    attrs: SpinLock<QpAttrs>,
+}
+
+/// soft-RoCE's capacity checks (`rxe_qp.c:rxe_qp_chk_cap`): `EINVAL` past
+/// a limit. Receive capacities are not checked with a shared receive
+/// queue.
+fn check_cap(cap: &QpCap, has_srq: bool) -> Result {
+    let send_ok = cap.max_send_wr <= MAX_QP_WR && cap.max_send_sge <= MAX_SGE;
+    let recv_ok = has_srq || (cap.max_recv_wr <= MAX_QP_WR && cap.max_recv_sge <= MAX_SGE);
+    if send_ok && recv_ok && cap.max_inline_data <= MAX_INLINE_DATA {
+        Ok(())
+    } else {
+        Err(EINVAL)
+    }
+}
+
+/// `create_qp` of rv0, in soft-RoCE's order of checks
+/// (`rxe_verbs.c:rxe_create_qp`, `rxe_qp.c:rxe_qp_chk_init`).
+pub(crate) fn create_qp(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> impl PinInit<SwQp, Error> {
+    let parts = make_parts(dev, req);
+    try_pin_init!(SwQp {
+        parts: parts?,
+        attrs <- new_spinlock!(QpAttrs {
+            path_mtu: INITIAL_PATH_MTU,
+            ..QpAttrs::default()
+        }),
+    }? Error)
+}
+
+fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
+    // No kernel QPs: they would need kernel CQs, which rv0 leaves out.
+    let udata = req.udata().ok_or_else(eopnotsupp)?;
+    if udata.inlen() != 0 || udata.outlen() < CREATE_QP_RESP_LEN {
+        return Err(EINVAL);
+    }
+    if req.create_flags() != 0 {
+        return Err(eopnotsupp());
+    }
+    // Datagrams only (soft-RoCE also has RC and UC).
+    if req.qp_type() != QpType::Ud {
+        return Err(eopnotsupp());
+    }
+    if !req.has_cqs() {
+        return Err(EINVAL);
+    }
+    let asked = req.cap();
+    check_cap(&asked, req.has_srq())?;
+    let qpn = dev.qps().take(GFP_KERNEL)?;
+    let parts = (|| {
+        // The send ring (`rxe_init_sq`): room in each slot for the largest
+        // list of SGEs or for the inline data, whichever is larger.
+        // CAST: 16 bytes.
+        let sge = RXE_SGE_SIZE as u32;
+        let room = (asked.max_send_sge * sge).max(asked.max_inline_data);
+        // CAST: At most `MAX_INLINE_DATA` bytes (checked above).
+        let sq_geo = QueueGeometry::new(asked.max_send_wr, RXE_SEND_WQE_SIZE + room as usize)?;
+        // The receive ring (`rxe_init_rq`).
+        // CAST: At most `MAX_SGE` entries (checked above).
+        let rq_elem = RXE_RECV_WQE_SIZE + (asked.max_recv_sge * sge) as usize;
+        let rq_geo = QueueGeometry::new(asked.max_recv_wr, rq_elem)?;
+        let sq = req.user_queue(sq_geo)?;
+        let rq = req.user_queue(rq_geo)?;
+        let mut resp = [0u8; CREATE_QP_RESP_LEN];
+        resp[..MmInfo::ABI_LEN].copy_from_slice(&rq.mminfo().to_abi());
+        resp[MmInfo::ABI_LEN..].copy_from_slice(&sq.mminfo().to_abi());
+        udata.write_out(&resp)?;
+        // What the QP really has: soft-RoCE returns it, larger than asked
+        // where the rings round up.
+        let cap = QpCap {
+            max_send_wr: sq_geo.depth(),
+            max_recv_wr: rq_geo.depth(),
+            max_send_sge: room / sge,
+            max_recv_sge: asked.max_recv_sge,
+            max_inline_data: room,
+        };
+        req.set_cap(cap);
+        req.set_qp_num(qpn);
+        Ok(Parts {
+            qpn,
+            _sq: sq,
+            _rq: rq,
+            cap,
+            sq_sig_all: req.sq_sig_all(),
+        })
+    })();
+    if parts.is_err() {
+        dev.qps().put(qpn);
+    }
+    parts
+}
+
+/// soft-RoCE's checks of the attributes (`rxe_qp.c:rxe_qp_chk_attr`),
+/// before any state rule.
+fn check_attrs(req: &QpModify<'_>, given: &QpAttrs) -> Result {
+    let m = req.mask();
+    // ib_uverbs has checked the port (`rdma_is_port_valid`).
+    if m & mask::CAP != 0 {
+        check_cap(&req.cap(), false)?;
+    }
+    // Remote access is for connected QPs only.
+    if m & mask::ACCESS_FLAGS != 0 {
+        return Err(EINVAL);
+    }
+    // rv0 keeps no path for a datagram QP: its address vectors come with
+    // each work request (soft-RoCE records one, pinned difference).
+    if m & (mask::AV | mask::ALT_PATH) != 0 {
+        return Err(EINVAL);
+    }
+    let bad = (m & mask::PATH_MTU != 0 && given.path_mtu > MAX_PATH_MTU)
+        || (m & mask::MAX_QP_RD_ATOMIC != 0 && given.max_rd_atomic > MAX_QP_RD_ATOM)
+        || (m & mask::TIMEOUT != 0 && given.timeout > MAX_TIMEOUT);
+    if bad {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `roundup_pow_of_two` of a count of outstanding reads, 0 staying 0,
+/// stored in 8 bits as soft-RoCE stores it (256 becomes 0).
+fn rd_atomic(n: u8) -> u8 {
+    if n == 0 {
+        return 0;
+    }
+    // CAST: Truncated to the attribute's 8 bits, as in soft-RoCE.
+    u32::from(n).next_power_of_two() as u8
+}
+
+/// `modify_qp` of rv0 (`rxe_verbs.c:rxe_modify_qp`,
+/// `rxe_qp.c:rxe_qp_from_attr`): a state change follows ib_core's table,
+/// the other attributes are recorded.
+pub(crate) fn modify_qp(qp: &SwQp, req: &QpModify<'_>) -> Result {
+    let m = req.mask();
+    if m & !mask::STANDARD_BITS != 0 {
+        return Err(eopnotsupp());
+    }
+    let given = req.values();
+    check_attrs(req, &given)?;
+    let mut a = qp.attrs.lock();
+    let mut drained = false;
+    if m & mask::STATE != 0 {
+        let cur = if m & mask::CUR_STATE != 0 {
+            req.cur_qp_state()?
+        } else {
+            a.qp_state
+        };
+        let new = req.qp_state()?;
+        if !cur.may_become(new, req.qp_type(), m) {
+            return Err(EINVAL);
+        }
+        if cur == QpState::Sqd && a.sq_draining != 0 && new != QpState::Err {
+            return Err(EINVAL);
+        }
+        a.qp_state = new;
+        // Nothing is ever outstanding: the send queue is drained at once,
+        // and said so (soft-RoCE's requester does it from its task).
+        drained = new == QpState::Sqd;
+    }
+    if m & mask::MAX_QP_RD_ATOMIC != 0 {
+        a.max_rd_atomic = rd_atomic(given.max_rd_atomic);
+    }
+    if m & mask::MAX_DEST_RD_ATOMIC != 0 {
+        a.max_dest_rd_atomic = rd_atomic(given.max_dest_rd_atomic);
+    }
+    if m & mask::EN_SQD_ASYNC_NOTIFY != 0 {
+        a.en_sqd_async_notify = given.en_sqd_async_notify;
+    }
+    if m & mask::PKEY_INDEX != 0 {
+        a.pkey_index = given.pkey_index;
+    }
+    if m & mask::PORT != 0 {
+        a.port_num = given.port_num;
+    }
+    if m & mask::QKEY != 0 {
+        a.qkey = given.qkey;
+    }
+    if m & mask::PATH_MTU != 0 {
+        a.path_mtu = given.path_mtu;
+    }
+    if m & mask::TIMEOUT != 0 {
+        a.timeout = given.timeout;
+    }
+    if m & mask::RETRY_CNT != 0 {
+        a.retry_cnt = given.retry_cnt;
+    }
+    if m & mask::RNR_RETRY != 0 {
+        a.rnr_retry = given.rnr_retry;
+    }
+    if m & mask::RQ_PSN != 0 {
+        a.rq_psn = given.rq_psn & PSN_MASK;
+    }
+    if m & mask::MIN_RNR_TIMER != 0 {
+        a.min_rnr_timer = given.min_rnr_timer;
+    }
+    if m & mask::SQ_PSN != 0 {
+        a.sq_psn = given.sq_psn & PSN_MASK;
+    }
+    if m & mask::PATH_MIG_STATE != 0 {
+        a.path_mig_state = given.path_mig_state;
+    }
+    if m & mask::DEST_QPN != 0 {
+        a.dest_qp_num = given.dest_qp_num;
+    }
+    drop(a);
+    if drained {
+        req.notify_sq_drained();
+    }
+    Ok(())
+}
+
+/// `query_qp` of rv0 (`rxe_qp.c:rxe_qp_to_attr`, `rxe_qp_to_init`).
+pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
+    let attrs = *qp.attrs.lock();
+    query.answer(&attrs, qp.parts.cap, qp.parts.sq_sig_all);
+}
+
+/// `destroy_qp` of rv0: the rings go with the data (their mappings, if
+/// any, keep their pages until they are unmapped), the number goes back.
+pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
+    dev.qps().put(qp.parts.qpn);
+}
