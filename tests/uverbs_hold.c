@@ -9,7 +9,7 @@
  * rv0_uverbs.c, no libibverbs: only write() of the legacy command ABI of
  * <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
  *
- *   uverbs_hold [-n | -L] [-c] DEV
+ *   uverbs_hold [-n | -L] [-c [-q]] DEV
  *
  * GET_CONTEXT, ALLOC_PD and OPEN_XRCD (no inode), then print "created" and
  * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.  With
@@ -17,12 +17,16 @@
  * 255 entries whose ring (soft-RoCE's layout) is mapped; after the line on
  * stdin the ring's header is read ("ring: log2 L mask M", readable even
  * after the device went away: the mapping keeps its pages), then the CQ is
- * destroyed and the ring unmapped.  With -L (load), after
+ * destroyed and the ring unmapped.  With -q, also a UD QP on that CQ (64
+ * work requests each way) whose two rings are mapped, read and destroyed
+ * the same way, before the CQ.  With -L (load), after
  * "started", open XRC domains and close them, up to 8 open at a time, until
  * SIGUSR1; then close the rest and print "pairs: N" and "errors: N" (the
  * first as "error: open|close -<errno>"), exit status 1 on any error.
  *
  * Output, one "key: value" per line after "created":
+ *   qp rings: sq log2 L mask M rq log2 L mask M  (-q)
+ *   destroy_qp: 0 | -<errno>   (-q)
  *   ring: log2 L mask M        (-c)
  *   destroy_cq: 0 | -<errno>   (-c)
  *   close_xrcd: 0 | -<errno>
@@ -89,6 +93,24 @@ static int xrcd_load(int fd)
 }
 
 /* CREATE_CQ with room for soft-RoCE's response: the ring's mminfo. */
+struct qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	struct rxe_create_qp_resp rxe;
+};
+
+/* Map the ring of mi, or print why not and return MAP_FAILED. */
+static struct rxe_queue_buf *map_ring(int fd, const char *dev, const char *what,
+				      const struct mminfo *mi)
+{
+	struct rxe_queue_buf *q = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				       fd, mi->offset);
+
+	if (q == MAP_FAILED)
+		fprintf(stderr, "uverbs_hold: %s: mmap of the %s ring: %s\n", dev, what,
+			strerror(errno));
+	return q;
+}
+
 struct cq_resp {
 	struct ib_uverbs_create_cq_resp core;
 	struct rxe_create_cq_resp rxe;
@@ -97,25 +119,30 @@ struct cq_resp {
 int main(int argc, char **argv)
 {
 	struct ib_uverbs_get_context_resp ctx = {};
-	struct rxe_queue_buf *ring = MAP_FAILED;
+	static const struct qp_req ud = { .send_wr = 64, .recv_wr = 64, .send_sge = 1,
+					  .recv_sge = 1 };
+	struct rxe_queue_buf *ring = MAP_FAILED, *sq = MAP_FAILED, *rq = MAP_FAILED;
 	struct cq_resp cq = {};
+	struct qp_resp qp = {};
 	const char *dev;
 	__u32 pd, xrcd = 0;
 	char line[16];
-	int fd, ret, opt, with_xrcd = 1, load = 0, with_cq = 0;
+	int fd, ret, opt, with_xrcd = 1, load = 0, with_cq = 0, with_qp = 0;
 
-	while ((opt = getopt(argc, argv, "nLc")) != -1) {
+	while ((opt = getopt(argc, argv, "nLcq")) != -1) {
 		if (opt == 'n')
 			with_xrcd = 0;
 		else if (opt == 'L')
 			load = 1;
 		else if (opt == 'c')
 			with_cq = 1;
+		else if (opt == 'q')
+			with_qp = 1;
 		else
 			argc = 0;
 	}
-	if (argc != optind + 1) {
-		fprintf(stderr, "usage: uverbs_hold [-n | -L] [-c] DEV\n");
+	if (argc != optind + 1 || (with_qp && !with_cq)) {
+		fprintf(stderr, "usage: uverbs_hold [-n | -L] [-c [-q]] DEV\n");
 		return 2;
 	}
 	dev = argv[optind];
@@ -153,13 +180,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "uverbs_hold: %s: CREATE_CQ: %s\n", dev, strerror(-ret));
 			return 2;
 		}
-		ring = mmap(NULL, cq.rxe.mi.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			    cq.rxe.mi.offset);
-		if (ring == MAP_FAILED) {
-			fprintf(stderr, "uverbs_hold: %s: mmap of the CQ ring: %s\n", dev,
-				strerror(errno));
+		ring = map_ring(fd, dev, "CQ", &cq.rxe.mi);
+		if (ring == MAP_FAILED)
+			return 2;
+	}
+	if (with_qp) {
+		ret = create_qp_raw(fd, pd, cq.core.cq_handle, &ud, 0, &qp, sizeof(qp));
+		if (ret) {
+			fprintf(stderr, "uverbs_hold: %s: CREATE_QP: %s\n", dev, strerror(-ret));
 			return 2;
 		}
+		sq = map_ring(fd, dev, "send", &qp.rxe.sq_mi);
+		rq = map_ring(fd, dev, "receive", &qp.rxe.rq_mi);
+		if (sq == MAP_FAILED || rq == MAP_FAILED)
+			return 2;
 	}
 
 	printf("created\n");
@@ -167,6 +201,13 @@ int main(int argc, char **argv)
 	if (!fgets(line, sizeof(line), stdin))
 		line[0] = '\0';
 
+	if (with_qp) {
+		printf("qp rings: sq log2 %u mask %u rq log2 %u mask %u\n", sq->log2_elem_size,
+		       sq->index_mask, rq->log2_elem_size, rq->index_mask);
+		printf("destroy_qp: %d\n", destroy_qp(fd, qp.core.qp_handle));
+		munmap(sq, qp.rxe.sq_mi.size);
+		munmap(rq, qp.rxe.rq_mi.size);
+	}
 	if (with_cq) {
 		printf("ring: log2 %u mask %u\n", ring->log2_elem_size, ring->index_mask);
 		printf("destroy_cq: %d\n", destroy_cq(fd, cq.core.cq_handle));
