@@ -1307,12 +1307,11 @@ TEST_F(ctx, ring_mapped_past_destroy_stays_readable)
  * for what RV_EXPECT_UD_ONLY=1 pins (rv0 has UD QPs only).
  */
 #define MAX_QP		((1U << 20) - 16)	/* RXE_MAX_QP */
-#define MAX_QP_WR	(1U << 20)		/* RXE_MAX_QP_WR */
+#define MAX_QP_WR	1048576U		/* RXE_MAX_QP_WR: 2^20 */
 #define MAX_SGE		32U			/* RXE_MAX_SGE */
 #define MAX_INLINE	(MAX_SGE * 16U)		/* RXE_MAX_INLINE_DATA */
 #define CACHE_LINE	64U
 #define QP_STATES	(IB_QPS_ERR + 1)
-#define UD_ONLY "%s has UD QPs only (RV_EXPECT_UD_ONLY=1): rxe grants this"
 
 /* Not in the uapi headers: enum ib_qp_state, enum ib_qp_attr_mask. */
 enum { IB_QPS_RESET, IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS, IB_QPS_SQD, IB_QPS_SQE, IB_QPS_ERR };
@@ -1324,6 +1323,7 @@ enum {
 	QP_MAX_QP_RD_ATOMIC = 1 << 13, QP_MIN_RNR_TIMER = 1 << 15,
 	QP_SQ_PSN = 1 << 16, QP_MAX_DEST_RD_ATOMIC = 1 << 17,
 };
+
 #define IB_EVENT_SQ_DRAINED	5U
 
 struct qp_resp {
@@ -1458,7 +1458,9 @@ static void qp_deps_put(struct __test_metadata *_metadata, int fd, __u32 pd, str
 	ASSERT_EQ(0, dealloc_pd(fd, pd));
 }
 
-static const struct qp_req ud_small = { .send_wr = 16, .recv_wr = 16, .send_sge = 1, .recv_sge = 1 };
+static const struct qp_req ud_small = {
+	.send_wr = 16, .recv_wr = 16, .send_sge = 1, .recv_sge = 1,
+};
 
 TEST_F(ctx, query_device_qp_limits)
 {
@@ -1507,15 +1509,20 @@ TEST_F(ctx, create_qp_errors)
 	EXPECT_EQ(-EINVAL, create_qp_raw(self->fd, pd, cq.cq_handle, &ud_small, 0,
 					 &resp, sizeof(resp.core)));
 	/* rxe_qp.c:rxe_qp_chk_cap: each limit */
-	r = ud_small, r.send_wr = MAX_QP_WR + 1;
+	r = ud_small;
+	r.send_wr = MAX_QP_WR + 1;
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
-	r = ud_small, r.recv_wr = MAX_QP_WR + 1;
+	r = ud_small;
+	r.recv_wr = MAX_QP_WR + 1;
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
-	r = ud_small, r.send_sge = MAX_SGE + 1;
+	r = ud_small;
+	r.send_sge = MAX_SGE + 1;
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
-	r = ud_small, r.recv_sge = MAX_SGE + 1;
+	r = ud_small;
+	r.recv_sge = MAX_SGE + 1;
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
-	r = ud_small, r.inline_data = MAX_INLINE + 1;
+	r = ud_small;
+	r.inline_data = MAX_INLINE + 1;
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
 	/* rdma_core.c:lookup_get_idr_uobject: no such CQ */
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle + 100, &ud_small, &resp));
@@ -1534,7 +1541,8 @@ TEST_F(ctx, create_qp_connected)
 
 	qp_deps(_metadata, self->fd, &pd, &cq);
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		r = ud_small, r.type = types[i];
+		r = ud_small;
+		r.type = types[i];
 		if (env_is_1("RV_EXPECT_UD_ONLY")) {
 			/* Pinned: rxe_qp.c:rxe_qp_chk_init accepts RC and UC. */
 			EXPECT_EQ(-EOPNOTSUPP, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
@@ -1702,7 +1710,8 @@ TEST_F(ctx, modify_qp_ud_attributes_and_query)
 	 * Without IB_QP_STATE no transition rule applies: rxe checks the
 	 * values (rxe_qp.c:rxe_qp_chk_attr) and records them.
 	 */
-	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_PATH_MTU, .path_mtu = 6 };
+	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_PATH_MTU,
+					  .path_mtu = 6 };
 	EXPECT_EQ(-EINVAL, modify_qp(self->fd, &m));
 	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_TIMEOUT, .timeout = 32 };
 	EXPECT_EQ(-EINVAL, modify_qp(self->fd, &m));
@@ -1738,7 +1747,8 @@ TEST_F(ctx, modify_qp_ud_attributes_and_query)
 	/* A path on a datagram QP. */
 	m = (struct ib_uverbs_modify_qp){ .qp_handle = qp, .attr_mask = QP_AV | QP_PORT,
 					  .port_num = PORT,
-					  .dest = { .is_global = 1, .hop_limit = 64, .port_num = PORT } };
+					  .dest = { .is_global = 1, .hop_limit = 64,
+						    .port_num = PORT } };
 	/* Pinned with RV_EXPECT_UD_ONLY: rv0 keeps no path for UD; rxe records it. */
 	EXPECT_EQ(env_is_1("RV_EXPECT_UD_ONLY") ? -EINVAL : 0, modify_qp(self->fd, &m));
 	ASSERT_EQ(0, destroy_qp(self->fd, qp));

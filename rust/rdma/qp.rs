@@ -541,24 +541,27 @@ impl QpQuery {
         a.alt_port_num = attrs.alt_port_num;
         a.alt_timeout = attrs.alt_timeout;
 
-        // SAFETY: A live QP (type invariant); ib_core's fields of it do not
-        // change after creation.
-        let qp = unsafe { &*self.qp };
         // SAFETY: All-zero is a valid `ib_qp_init_attr` (numbers, null
         // pointers, no handler).
         let mut init: bindings::ib_qp_init_attr = unsafe { core::mem::zeroed() };
-        init.event_handler = qp.event_handler;
-        init.qp_context = qp.qp_context;
-        init.send_cq = qp.send_cq;
-        init.recv_cq = qp.recv_cq;
-        init.srq = qp.srq;
+        // SAFETY: A live QP (type invariant). These fields are set by
+        // ib_core at creation and never written again; other fields of the
+        // struct are (`_ib_modify_qp`, restrack), so each is read through
+        // the raw pointer, without a reference to the whole struct.
+        unsafe {
+            init.event_handler = (*self.qp).event_handler;
+            init.qp_context = (*self.qp).qp_context;
+            init.send_cq = (*self.qp).send_cq;
+            init.recv_cq = (*self.qp).recv_cq;
+            init.srq = (*self.qp).srq;
+            init.qp_type = (*self.qp).qp_type;
+        }
         cap.write_to(&mut init.cap);
         init.sq_sig_type = if sq_sig_all {
             bindings::ib_sig_type_IB_SIGNAL_ALL_WR
         } else {
             bindings::ib_sig_type_IB_SIGNAL_REQ_WR
         };
-        init.qp_type = qp.qp_type;
         init.port_num = QUERY_PORT;
         // SAFETY: Both are valid for writes and ours (type invariant).
         unsafe {

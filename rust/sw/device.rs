@@ -520,9 +520,8 @@ impl Driver for Rv {
         Ok(())
     }
 
-    fn destroy_qp(dev: &DriverDevice<Self>, qp: &SwQp, _udata: Option<&Udata>) -> Result {
+    fn destroy_qp(dev: &DriverDevice<Self>, qp: &SwQp, _udata: Option<&Udata>) {
         qp::destroy_qp(dev, qp);
-        Ok(())
     }
 
     fn alloc_xrcd(

@@ -84,11 +84,16 @@ const PSN_MASK: u32 = 0xff_ffff;
 /// `struct rxe_create_qp_resp { struct mminfo rq_mi; struct mminfo sq_mi; }`.
 const CREATE_QP_RESP_LEN: usize = 2 * MmInfo::ABI_LEN;
 
-/// The QP numbers in use, given cyclically as soft-RoCE's pool gives them
-/// (`xa_alloc_cyclic` from `RXE_MIN_QP_INDEX` to `RXE_MAX_QP_INDEX`): a
-/// number is not given again until the others have been.
+/// The QP numbers in use, given cyclically: the search for a free number
+/// starts after the last one given, so a number is not given again at once
+/// (soft-RoCE's pool, `xa_alloc_cyclic` from `RXE_MIN_QP_INDEX` to
+/// `RXE_MAX_QP_INDEX`, cycles through all 2^20; this one through the
+/// numbers its bitmap has room for, which grows with the most QPs live at
+/// once). The first QP gets 16; on soft-RoCE the first user QP gets 17, the
+/// MAD layer's GSI QP having drawn 16 from the same pool.
 struct Numbers {
-    /// The numbers taken (IDs of the pool are QP numbers).
+    /// The numbers taken (IDs of the pool are QP numbers; those below
+    /// `MIN_QPN` are never given).
     pool: IdPool,
     /// Where the next search starts.
     next: u32,
@@ -96,9 +101,27 @@ struct Numbers {
     live: u32,
 }
 
+impl Numbers {
+    /// Takes the first free number from `from` on, up to the end of the
+    /// bitmap and at most `MAX_QPN`.
+    fn take_from(&mut self, from: u32) -> Option<u32> {
+        // The bitmap refuses a start past its end (an assertion with
+        // `CONFIG_RUST_BITMAP_HARDENED`).
+        let from = usize::try_from(from)
+            .ok()
+            .filter(|&f| f < self.pool.capacity())?;
+        let id = self.pool.find_unused_id(from)?;
+        let num = u32::try_from(id.as_usize())
+            .ok()
+            .filter(|&q| q <= MAX_QPN)?;
+        id.acquire();
+        Some(num)
+    }
+}
+
 /// The QP numbers of a device. The pool grows outside its lock
 /// (`grow_request`, `realloc`, `grow`), as `IdPool` is meant to be used
-/// under a spinlock.
+/// under a spinlock, and only when every number it has room for is taken.
 #[pin_data]
 pub(crate) struct QpTable {
     #[pin]
@@ -117,9 +140,9 @@ impl QpTable {
         })
     }
 
-    /// Takes a QP number: the first free one from the last one given on,
-    /// wrapping around. `EINVAL` when `MAX_QP` are live, as soft-RoCE's
-    /// pools fail.
+    /// Takes a QP number: the first free one after the last one given,
+    /// wrapping around to `MIN_QPN`. `EINVAL` when `MAX_QP` are live, as
+    /// soft-RoCE's pools fail.
     fn take(&self, gfp: Flags) -> Result<u32> {
         let mut n = self.numbers.lock();
         loop {
@@ -127,31 +150,14 @@ impl QpTable {
                 return Err(EINVAL);
             }
             let start = n.next;
-            // From `next` to the end of the pool, then (once the pool has
-            // every number) from the first.
-            let found = |n: &mut Numbers, from: u32| -> Option<u32> {
-                // The bitmap refuses a start past its end (an assertion
-                // with `CONFIG_RUST_BITMAP_HARDENED`).
-                let from = usize::try_from(from).ok().filter(|&f| f < n.pool.capacity())?;
-                let id = n.pool.find_unused_id(from)?;
-                let num = u32::try_from(id.as_usize())
-                    .ok()
-                    .filter(|&q| q <= MAX_QPN)?;
-                id.acquire();
-                Some(num)
-            };
-            let num = match found(&mut n, start) {
-                Some(num) => Some(num),
-                // Numbers past the pool are free: grow it before wrapping.
-                // CAST: 2^20 fits in a `usize`.
-                None if n.pool.capacity() <= MAX_QPN as usize => None,
-                None => found(&mut n, MIN_QPN),
-            };
-            if let Some(num) = num {
+            if let Some(num) = n.take_from(start).or_else(|| n.take_from(MIN_QPN)) {
                 n.live += 1;
                 n.next = if num >= MAX_QPN { MIN_QPN } else { num + 1 };
                 return Ok(num);
             }
+            // Every number the bitmap has room for is taken: double it.
+            // `None` only past `i32::MAX` IDs, never reached (at most
+            // `MAX_QP` are live).
             let request = n.pool.grow_request();
             drop(n);
             let resizer = request.ok_or(EINVAL)?.realloc(gfp)?;
@@ -194,7 +200,8 @@ struct Parts {
 pub(crate) struct SwQp {
     parts: Parts,
     /// The attributes `modify_qp` sets, under the lock soft-RoCE calls
-    /// `state_lock`.
+    /// `state_lock` (taken in process context only today: the data path
+    /// will need it irq-safe, as soft-RoCE's).
     #[pin]
     attrs: SpinLock<QpAttrs>,
 }
@@ -241,8 +248,13 @@ fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
     if !req.has_cqs() {
         return Err(EINVAL);
     }
+    // rv0 has no shared receive queues (no `create_srq`), so none can be
+    // given; said plainly should that change.
+    if req.has_srq() {
+        return Err(eopnotsupp());
+    }
     let asked = req.cap();
-    check_cap(&asked, req.has_srq())?;
+    check_cap(&asked, false)?;
     let qpn = dev.qps().take(GFP_KERNEL)?;
     let parts = (|| {
         // The send ring (`rxe_init_sq`): room in each slot for the largest
@@ -291,7 +303,8 @@ fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
 /// before any state rule.
 fn check_attrs(req: &QpModify<'_>, given: &QpAttrs) -> Result {
     let m = req.mask();
-    // ib_uverbs has checked the port (`rdma_is_port_valid`).
+    // ib_uverbs has checked the port (`rdma_is_port_valid`); rv0 has no
+    // kernel QPs, whose callers it would have to check itself.
     if m & mask::CAP != 0 {
         check_cap(&req.cap(), false)?;
     }

@@ -187,8 +187,8 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// of the QP (PD, CQs, type) and counts the QP's uses of them; the
     /// driver sets the QP number ([`QpCreate::set_qp_num`]) and the real
     /// capacities ([`QpCreate::set_cap`]) and answers userspace itself.
-    /// Implementing it also puts `modify_qp`, `query_qp`, `destroy_qp`,
-    /// `mmap` and `mmap_free` in the table.
+    /// Implementing it also puts `destroy_qp`, `mmap` and `mmap_free` in
+    /// the table.
     #[expect(unreachable_code, reason = "a driver without it never calls it")]
     fn create_qp(_dev: &DriverDevice<Self>, _qp: &QpCreate<'_>) -> impl PinInit<Self::Qp, Error> {
         Err::<Self::Qp, Error>(build_error!(VTABLE_DEFAULT_ERROR))
@@ -206,16 +206,16 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     }
 
     /// Reports a queue pair's attributes (`query_qp`), through
-    /// [`QpQuery::answer`].
+    /// [`QpQuery::answer`] (what it does not answer reads as zeroes).
     fn query_qp(_dev: &DriverDevice<Self>, _qp: &Self::Qp, _query: QpQuery) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Releases a queue pair (`destroy_qp`). On success the data is
-    /// dropped; on error the QP stays.
-    fn destroy_qp(_dev: &DriverDevice<Self>, _qp: &Self::Qp, _udata: Option<&Udata>) -> Result {
-        Ok(())
-    }
+    /// Releases a queue pair (`destroy_qp`); the data is dropped next. It
+    /// cannot fail: ib_core frees a QP it has just created whatever the
+    /// driver answers (`verbs.c:create_qp`), so a QP that must not go yet
+    /// is for the driver to keep alive otherwise.
+    fn destroy_qp(_dev: &DriverDevice<Self>, _qp: &Self::Qp, _udata: Option<&Udata>) {}
 
     /// Sets up an XRC domain (`alloc_xrcd`).
     #[expect(unreachable_code, reason = "a driver without it never calls it")]

@@ -147,12 +147,12 @@ impl<T: Driver> Vtable<T> {
         } else {
             Some(unsupported::create_qp)
         },
-        modify_qp: if T::HAS_CREATE_QP {
+        modify_qp: if T::HAS_MODIFY_QP {
             Some(Self::modify_qp)
         } else {
             Some(unsupported::modify_qp)
         },
-        query_qp: if T::HAS_CREATE_QP {
+        query_qp: if T::HAS_QUERY_QP {
             Some(Self::query_qp)
         } else {
             None

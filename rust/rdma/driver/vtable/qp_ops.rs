@@ -92,6 +92,13 @@ impl<T: Driver> Vtable<T> {
         _mask: c_int,
         init: *mut bindings::ib_qp_init_attr,
     ) -> c_int {
+        // SAFETY: Both are valid for writes and ours for the call. uverbs
+        // allocates them without zeroing and copies them to userspace: a
+        // driver that does not answer leaks nothing.
+        unsafe {
+            core::ptr::write_bytes(attr, 0, 1);
+            core::ptr::write_bytes(init, 0, 1);
+        }
         // SAFETY: The QP is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`; the answer's buffers are ours.
         let (dev, data, query) = unsafe {
@@ -108,10 +115,11 @@ impl<T: Driver> Vtable<T> {
     ///
     /// # Safety
     ///
-    /// `qp` was set up by a successful `create_qp` of this table; on
-    /// success ib_core frees it without using it again (also when it
-    /// destroys a QP it has just created, `verbs.c:create_qp`). `udata` is
-    /// null or valid.
+    /// `qp` was set up by a successful `create_qp` of this table; ib_core
+    /// frees it without using it again when this returns 0, and also,
+    /// whatever this returns, when it destroys a QP it has just created
+    /// (`verbs.c:create_qp`, after `ib_create_qp_security` failed): so the
+    /// driver's destroy cannot fail. `udata` is null or valid.
     pub(super) unsafe extern "C" fn destroy_qp(
         qp: *mut bindings::ib_qp,
         udata: *mut bindings::ib_udata,
@@ -125,11 +133,9 @@ impl<T: Driver> Vtable<T> {
                 opt_udata(udata),
             )
         };
-        from_result(|| {
-            T::destroy_qp(dev, data, udata)?;
-            // SAFETY: Destroyed: ib_core frees the object next.
-            unsafe { Object::<_, T::Qp>::drop_data(qp) };
-            Ok(0)
-        })
+        T::destroy_qp(dev, data, udata);
+        // SAFETY: Destroyed: ib_core frees the object next.
+        unsafe { Object::<_, T::Qp>::drop_data(qp) };
+        0
     }
 }
