@@ -1525,7 +1525,7 @@ TEST_F(ctx, create_qp_errors)
 	r.inline_data = MAX_INLINE + 1;
 	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle, &r, &resp));
 	/* rdma_core.c:lookup_get_idr_uobject: no such CQ */
-	EXPECT_EQ(-EINVAL, create_qp(self->fd, pd, cq.cq_handle + 100, &ud_small, &resp));
+	EXPECT_EQ(-ENOENT, create_qp(self->fd, pd, cq.cq_handle + 100, &ud_small, &resp));
 	/* Nothing was left behind: the CQ and the PD go. */
 	qp_deps_put(_metadata, self->fd, pd, &cq);
 }
