@@ -19,6 +19,8 @@ struct ib_ucontext;
 struct ib_udata;
 struct ib_xrcd;
 struct rdma_user_mmap_entry;
+struct ib_umem;
+struct page;
 struct in6_addr;
 struct neighbour;
 struct net;
@@ -39,6 +41,9 @@ void *rverbs_vmalloc_user(unsigned long size);
 int rverbs_cache_line_size(void);
 u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry);
 struct ib_ucontext *rverbs_udata_ucontext(struct ib_udata *udata);
+size_t rverbs_umem_num_pages(const struct ib_umem *umem);
+size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
+			      size_t n);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

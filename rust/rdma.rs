@@ -19,10 +19,12 @@ pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod link;
 pub(crate) mod mmap;
+pub(crate) mod mr;
 pub(crate) mod pd;
 pub(crate) mod qp;
 pub(crate) mod ring;
 pub(crate) mod udata;
+pub(crate) mod umem;
 pub(crate) mod xrcd;
 
 /// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'

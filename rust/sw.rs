@@ -20,5 +20,7 @@
 pub(crate) mod ah;
 pub(crate) mod cq;
 pub(crate) mod device;
+pub(crate) mod ids;
 pub(crate) mod link;
+pub(crate) mod mr;
 pub(crate) mod qp;

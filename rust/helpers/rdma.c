@@ -7,6 +7,7 @@
 
 #include <linux/cache.h>
 #include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -76,4 +77,29 @@ u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry)
 struct ib_ucontext *rverbs_udata_ucontext(struct ib_udata *udata)
 {
 	return container_of(udata, struct uverbs_attr_bundle, driver_udata)->context;
+}
+
+/* ib_umem_num_pages() is static inline: the pages a umem spans. */
+size_t rverbs_umem_num_pages(const struct ib_umem *umem)
+{
+	return ib_umem_num_pages((struct ib_umem *)umem);
+}
+
+/*
+ * The pinned pages of a (not on-demand, not dma-buf) umem, in order, into
+ * @pages, at most @n of them (the page iterator is static inline); returns
+ * how many were written.
+ */
+size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
+			      size_t n)
+{
+	struct sg_page_iter iter;
+	size_t i = 0;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (i == n)
+			break;
+		pages[i++] = sg_page_iter_page(&iter);
+	}
+	return i;
 }

@@ -8,9 +8,13 @@ use super::{
         self,
         SwCq, //
     },
+    ids::Ids,
+    mr::{
+        self,
+        SwMr, //
+    },
     qp::{
         self,
-        QpTable,
         SwQp, //
     },
 };
@@ -37,6 +41,10 @@ use crate::{
                 PortState, //
             },
             Driver, DriverDevice,
+        },
+        mr::{
+            MrReg,
+            MrRereg, //
         },
         qp::{
             QpCreate,
@@ -167,7 +175,11 @@ pub(crate) struct Resources {
     xrcds: Counter,
     cqs: Counter,
     #[pin]
-    qps: QpTable,
+    qps: Ids,
+    #[pin]
+    mrs: Ids,
+    /// The number of the next PD.
+    pd_ids: Atomic<u64>,
     #[pin]
     ahs: AhTable,
     max_ah: u32,
@@ -180,7 +192,9 @@ impl Resources {
             pds: Counter::new(limits.max_pd),
             xrcds: Counter::new(limits.max_xrcd),
             cqs: Counter::new(cq::MAX_CQ),
-            qps <- QpTable::new(),
+            qps <- qp::qp_numbers(),
+            mrs <- mr::mr_indexes(),
+            pd_ids: Atomic::new(0),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
         }? Error)
@@ -195,7 +209,8 @@ impl Writer for Resources {
         writeln!(f, "ah {} max {}", self.ahs.live(), self.max_ah)?;
         writeln!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)?;
         writeln!(f, "cq {} max {}", self.cqs.live(), self.cqs.max)?;
-        writeln!(f, "qp {} max {}", self.qps.live(), qp::MAX_QP)
+        writeln!(f, "qp {} max {}", self.qps.live(), self.qps.limit())?;
+        writeln!(f, "mr {} max {}", self.mrs.live(), self.mrs.limit())
     }
 }
 
@@ -293,17 +308,23 @@ impl SwDevice {
         drop(old);
     }
 
-    /// Creates `<dir>/<name>/` with the device's files, if the device has
-    /// none yet.
     /// The count of completion queues, against their limit.
     pub(crate) fn cqs(&self) -> &Counter {
         &self.res.cqs
     }
 
-    pub(crate) fn qps(&self) -> &QpTable {
+    /// The QP numbers.
+    pub(crate) fn qps(&self) -> &Ids {
         &self.res.qps
     }
 
+    /// The MR indexes.
+    pub(crate) fn mrs(&self) -> &Ids {
+        &self.res.mrs
+    }
+
+    /// Creates `<dir>/<name>/` with the device's files, if the device has
+    /// none yet.
     pub(crate) fn fill_debugfs(&self, dir: &Dir, name: &CStr) -> Result {
         let mut slot = self.debugfs.lock();
         if slot.is_some() {
@@ -328,19 +349,34 @@ pub(crate) struct SwAh {
     num: u32,
 }
 
-/// The data of a protection domain, XRC domain and user context: nothing
-/// beyond the count in [`Resources`].
+/// The data of an XRC domain and user context: nothing beyond the count in
+/// [`Resources`].
 pub(crate) struct SwObject;
+
+/// The data of a protection domain: its number, which the objects on it
+/// keep (never a pointer: a memory region's PD changes, and the data path
+/// compares PDs under RCU).
+pub(crate) struct SwPd {
+    id: u64,
+}
+
+impl SwPd {
+    /// The PD's number, unique on its device for the device's life.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+}
 
 #[vtable]
 impl Driver for Rv {
     type Device = SwDevice;
     type Ucontext = SwObject;
-    type Pd = SwObject;
+    type Pd = SwPd;
     type Ah = SwAh;
     type Xrcd = SwObject;
     type Cq = SwCq;
     type Qp = SwQp;
+    type Mr = SwMr;
 
     /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
     const DRIVER_ID: u32 = crate::rdma::RDMA_DRIVER_RXE;
@@ -362,6 +398,8 @@ impl Driver for Rv {
             max_qp: qp::MAX_QP,
             max_qp_wr: qp::MAX_QP_WR,
             max_sge: qp::MAX_SGE,
+            max_mr: mr::MAX_MR,
+            max_mr_size: mr::MAX_MR_SIZE,
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,
@@ -452,11 +490,13 @@ impl Driver for Rv {
         // it unmaps them. Nothing else to revoke.
     }
 
-    fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> impl PinInit<SwObject, Error> {
-        dev.res.pds.get().map(|()| SwObject)
+    fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> impl PinInit<SwPd, Error> {
+        dev.res.pds.get().map(|()| SwPd {
+            id: dev.res.pd_ids.fetch_add(1, Relaxed),
+        })
     }
 
-    fn dealloc_pd(dev: &DriverDevice<Self>, _pd: &SwObject, _udata: Option<&Udata>) -> Result {
+    fn dealloc_pd(dev: &DriverDevice<Self>, _pd: &SwPd, _udata: Option<&Udata>) -> Result {
         dev.res.pds.put();
         Ok(())
     }
@@ -522,6 +562,28 @@ impl Driver for Rv {
 
     fn destroy_qp(dev: &DriverDevice<Self>, qp: &SwQp, _udata: Option<&Udata>) {
         qp::destroy_qp(dev, qp);
+    }
+
+    fn reg_user_mr(
+        dev: &DriverDevice<Self>,
+        pd: &SwPd,
+        req: &MrReg<'_>,
+    ) -> impl PinInit<SwMr, Error> {
+        mr::reg_user_mr(dev, pd, req)
+    }
+
+    fn rereg_user_mr(
+        _dev: &DriverDevice<Self>,
+        mr: &SwMr,
+        req: &MrRereg<'_, SwPd>,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        mr::rereg_user_mr(mr, req)
+    }
+
+    fn dereg_mr(dev: &DriverDevice<Self>, mr: &SwMr, _udata: Option<&Udata>) -> Result {
+        mr::dereg_mr(dev, mr);
+        Ok(())
     }
 
     fn alloc_xrcd(

@@ -10,7 +10,10 @@
 //! Nothing is sent or received yet: `post_send` and `post_recv` still fail
 //! with `EOPNOTSUPP`, and the rings are never read.
 
-use super::device::Rv;
+use super::{
+    device::Rv,
+    ids::Ids, //
+};
 use crate::{
     errno::eopnotsupp,
     rdma::{
@@ -36,8 +39,6 @@ use crate::{
     },
 };
 use kernel::{
-    alloc::Flags,
-    id_pool::IdPool,
     new_spinlock,
     prelude::*,
     sync::SpinLock, //
@@ -84,101 +85,10 @@ const PSN_MASK: u32 = 0xff_ffff;
 /// `struct rxe_create_qp_resp { struct mminfo rq_mi; struct mminfo sq_mi; }`.
 const CREATE_QP_RESP_LEN: usize = 2 * MmInfo::ABI_LEN;
 
-/// The QP numbers in use, given cyclically: the search for a free number
-/// starts after the last one given, so a number is not given again at once
-/// (soft-RoCE's pool, `xa_alloc_cyclic` from `RXE_MIN_QP_INDEX` to
-/// `RXE_MAX_QP_INDEX`, cycles through all 2^20; this one through the
-/// numbers its bitmap has room for, which grows with the most QPs live at
-/// once). The first QP gets 16; on soft-RoCE the first user QP gets 17, the
-/// MAD layer's GSI QP having drawn 16 from the same pool.
-struct Numbers {
-    /// The numbers taken (IDs of the pool are QP numbers; those below
-    /// `MIN_QPN` are never given).
-    pool: IdPool,
-    /// Where the next search starts.
-    next: u32,
-    /// How many are taken.
-    live: u32,
-}
-
-impl Numbers {
-    /// Takes the first free number from `from` on, up to the end of the
-    /// bitmap and at most `MAX_QPN`.
-    fn take_from(&mut self, from: u32) -> Option<u32> {
-        // The bitmap refuses a start past its end (an assertion with
-        // `CONFIG_RUST_BITMAP_HARDENED`).
-        let from = usize::try_from(from)
-            .ok()
-            .filter(|&f| f < self.pool.capacity())?;
-        let id = self.pool.find_unused_id(from)?;
-        let num = u32::try_from(id.as_usize())
-            .ok()
-            .filter(|&q| q <= MAX_QPN)?;
-        id.acquire();
-        Some(num)
-    }
-}
-
-/// The QP numbers of a device. The pool grows outside its lock
-/// (`grow_request`, `realloc`, `grow`), as `IdPool` is meant to be used
-/// under a spinlock, and only when every number it has room for is taken.
-#[pin_data]
-pub(crate) struct QpTable {
-    #[pin]
-    numbers: SpinLock<Numbers>,
-}
-
-impl QpTable {
-    /// An empty table, initialised in place.
-    pub(crate) fn new() -> impl PinInit<Self> {
-        pin_init!(Self {
-            numbers <- new_spinlock!(Numbers {
-                pool: IdPool::new(),
-                next: MIN_QPN,
-                live: 0,
-            }),
-        })
-    }
-
-    /// Takes a QP number: the first free one after the last one given,
-    /// wrapping around to `MIN_QPN`. `EINVAL` when `MAX_QP` are live, as
-    /// soft-RoCE's pools fail.
-    fn take(&self, gfp: Flags) -> Result<u32> {
-        let mut n = self.numbers.lock();
-        loop {
-            if n.live >= MAX_QP {
-                return Err(EINVAL);
-            }
-            let start = n.next;
-            if let Some(num) = n.take_from(start).or_else(|| n.take_from(MIN_QPN)) {
-                n.live += 1;
-                n.next = if num >= MAX_QPN { MIN_QPN } else { num + 1 };
-                return Ok(num);
-            }
-            // Every number the bitmap has room for is taken: double it.
-            // `None` only past `i32::MAX` IDs, never reached (at most
-            // `MAX_QP` are live).
-            let request = n.pool.grow_request();
-            drop(n);
-            let resizer = request.ok_or(EINVAL)?.realloc(gfp)?;
-            n = self.numbers.lock();
-            // A no-op if someone else grew it meanwhile.
-            n.pool.grow(resizer);
-        }
-    }
-
-    /// Gives QP number `num` back.
-    fn put(&self, num: u32) {
-        let mut n = self.numbers.lock();
-        // CAST: A QP number, at most 2^20.
-        n.pool.release_id(num as usize);
-        n.live -= 1;
-    }
-
-    /// How many QPs are live.
-    pub(crate) fn live(&self) -> u32 {
-        self.numbers.lock().live
-    }
+/// The QP numbers of a device: from 16 (on soft-RoCE the first user QP
+/// gets 17, the MAD layer's GSI QP having drawn 16 from the same pool).
+pub(crate) fn qp_numbers() -> impl PinInit<Ids> {
+    Ids::new(MIN_QPN, MAX_QPN, MAX_QP)
 }
 
 /// What a QP is made of, fixed at creation.

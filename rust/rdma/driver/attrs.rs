@@ -97,6 +97,10 @@ pub(crate) struct DeviceAttrs {
     /// Largest number of scatter/gather entries of a work request (sends
     /// and receives alike).
     pub(crate) max_sge: u32,
+    /// Most memory regions (`max_mr`).
+    pub(crate) max_mr: u32,
+    /// The largest memory region, in bytes (`max_mr_size`).
+    pub(crate) max_mr_size: u64,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

@@ -4,7 +4,11 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
-use kernel::prelude::*;
+use core::mem::MaybeUninit;
+use kernel::{
+    alloc::flags::__GFP_ZERO,
+    prelude::*, //
+};
 
 /// An object ib_core allocates with the driver's size (`size_ib_*`):
 /// ib_core's struct `C` first (drivers embed it at offset 0, as
@@ -57,5 +61,26 @@ impl<C, D> Object<C, D> {
     pub(super) unsafe fn drop_data(core: *mut C) {
         // SAFETY: The caller's promise.
         unsafe { core::ptr::drop_in_place(&raw mut (*core.cast::<Self>()).data) };
+    }
+
+    /// Allocates a zeroed object, with its data not initialised: for the
+    /// objects ib_core leaves to the driver to allocate (memory regions).
+    /// The object does not move until [`Object::free`].
+    pub(super) fn alloc_zeroed() -> Result<*mut C> {
+        let obj = KBox::<Self>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
+        Ok(KBox::into_raw(obj).cast())
+    }
+
+    /// Frees an object from [`Object::alloc_zeroed`].
+    ///
+    /// # Safety
+    ///
+    /// `core` comes from [`Object::alloc_zeroed`] of this type, is not
+    /// freed yet, and is not used afterwards; its data is not initialised
+    /// (never, or dropped).
+    pub(super) unsafe fn free(core: *mut C) {
+        // SAFETY: The caller's promise: the allocation of a
+        // `KBox<MaybeUninit<Self>>`, which drops nothing of the data.
+        drop(unsafe { KBox::from_raw(core.cast::<MaybeUninit<Self>>()) });
     }
 }

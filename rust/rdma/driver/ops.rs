@@ -18,6 +18,10 @@ use crate::{
     rdma::{
         ah_attr::AhAttr,
         cq::CqCreate,
+        mr::{
+            MrReg,
+            MrRereg, //
+        },
         qp::{
             QpCreate,
             QpModify,
@@ -60,6 +64,8 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     type Cq: Send + Sync;
     /// Data of a queue pair.
     type Qp: Send + Sync;
+    /// Data of a memory region.
+    type Mr: Send + Sync;
 
     /// `rdma_driver_id` reported to userspace (selects the provider).
     const DRIVER_ID: u32;
@@ -233,6 +239,40 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
         _xrcd: &Self::Xrcd,
         _udata: Option<&Udata>,
     ) -> Result {
+        Ok(())
+    }
+
+    /// Registers user memory as a memory region (`reg_user_mr`), on the PD
+    /// whose data is `pd`. The driver pins the memory ([`MrReg::pin`]) and
+    /// sets the keys ([`MrReg::set_keys`]). Implementing it also puts
+    /// `dereg_mr` in the table.
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn reg_user_mr(
+        _dev: &DriverDevice<Self>,
+        _pd: &Self::Pd,
+        _req: &MrReg<'_>,
+    ) -> impl PinInit<Self::Mr, Error> {
+        Err::<Self::Mr, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Changes a memory region in place (`rereg_user_mr`): what
+    /// [`MrRereg::flags`] names. ib_core changes its own PD pointer and
+    /// use counts on success. Calls for one region never overlap, nor with
+    /// its deregistration (uverbs holds it for writing).
+    fn rereg_user_mr(
+        _dev: &DriverDevice<Self>,
+        _mr: &Self::Mr,
+        _req: &MrRereg<'_, Self::Pd>,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Deregisters a memory region (`dereg_mr`). On success the data is
+    /// dropped and the region freed as soon as this returns: a driver that
+    /// lets other contexts find the region (an RCU table) must have
+    /// unpublished it and waited for them. On error the region stays.
+    fn dereg_mr(_dev: &DriverDevice<Self>, _mr: &Self::Mr, _udata: Option<&Udata>) -> Result {
         Ok(())
     }
 }

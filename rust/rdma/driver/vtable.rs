@@ -18,10 +18,13 @@
 //!   XRCDs, which keep the driver's data in the objects ([`Object`]);
 //! - [`cq_ops`]: completion queues, also [`Object`]s; with them the mmap
 //!   operations of [`crate::rdma::mmap`];
-//! - [`qp_ops`]: queue pairs, also [`Object`]s.
+//! - [`qp_ops`]: queue pairs, also [`Object`]s;
+//! - [`mr_ops`]: memory regions, [`Object`]s that the trampolines allocate
+//!   and free themselves (ib_core leaves that to the driver).
 
 mod cq_ops;
 mod device_ops;
+mod mr_ops;
 mod object_ops;
 mod qp_ops;
 
@@ -192,8 +195,21 @@ impl<T: Driver> Vtable<T> {
             None
         },
         get_dma_mr: Some(unsupported::get_dma_mr),
-        reg_user_mr: Some(unsupported::reg_user_mr),
-        dereg_mr: Some(unsupported::dereg_mr),
+        reg_user_mr: if T::HAS_REG_USER_MR {
+            Some(Self::reg_user_mr)
+        } else {
+            Some(unsupported::reg_user_mr)
+        },
+        rereg_user_mr: if T::HAS_REREG_USER_MR {
+            Some(Self::rereg_user_mr)
+        } else {
+            None
+        },
+        dereg_mr: if T::HAS_REG_USER_MR {
+            Some(Self::dereg_mr)
+        } else {
+            Some(unsupported::dereg_mr)
+        },
         size_ib_ah: size_of::<Object<bindings::ib_ah, T::Ah>>(),
         size_ib_pd: size_of::<Object<bindings::ib_pd, T::Pd>>(),
         size_ib_ucontext: size_of::<Object<bindings::ib_ucontext, T::Ucontext>>(),

@@ -57,6 +57,8 @@ impl<T: Driver> Vtable<T> {
             attr.max_qp_wr = a.max_qp_wr.try_into()?;
             attr.max_send_sge = a.max_sge.try_into()?;
             attr.max_recv_sge = a.max_sge.try_into()?;
+            attr.max_mr = a.max_mr.try_into()?;
+            attr.max_mr_size = a.max_mr_size;
             attr.max_pkeys = a.max_pkeys;
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Pinned user memory (`struct ib_umem`): the pages of a memory region.
+//!
+//! C header: [`include/rdma/ib_umem.h`](srctree/include/rdma/ib_umem.h)
+
+use super::device::Device;
+use crate::bindings;
+use core::ptr::NonNull;
+use kernel::{
+    alloc::KVVec,
+    error::{
+        from_err_ptr,
+        to_result, //
+    },
+    prelude::*,
+};
+
+/// A range of the calling process's memory, pinned, with the list of its
+/// pages taken once (soft-RoCE's `page_info`, `rxe_mr.c:rxe_mr_init_user`).
+///
+/// Devices that register with ib_core without a DMA device, as rv0 does,
+/// get their umems unmapped: ib_core only pins the pages
+/// (`ib_uses_virt_dma`).
+///
+/// # Invariants
+///
+/// - `raw` is a umem from `ib_umem_get_attr_or_va`, owned by this value
+///   (released once, by `Drop`), neither on-demand nor dma-buf;
+/// - `pages` are its pinned pages, in order, all of them: pinned until
+///   `raw` is released.
+pub(crate) struct Umem {
+    raw: NonNull<bindings::ib_umem>,
+    pages: KVVec<*mut bindings::page>,
+}
+
+// SAFETY: The umem is owned by this value alone (type invariant) and may be
+// released from any task in process context: `ib_umem_release` takes the
+// owning mm from the umem, not from `current`.
+unsafe impl Send for Umem {}
+
+// SAFETY: Shared references only read the page list and the umem's fixed
+// fields.
+unsafe impl Sync for Umem {}
+
+impl Umem {
+    /// Pins `length` bytes of the calling process's memory from `addr`, for
+    /// writing too if `access` allows local or remote writes
+    /// (`ib_umem_get_va`): `EINVAL` for an empty or wrapping range,
+    /// `EPERM` without the right to lock memory, `ENOMEM` past
+    /// `RLIMIT_MEMLOCK`, `EFAULT` for memory that is not mapped (or not
+    /// writable when it must be), `EOPNOTSUPP` for `IB_ACCESS_ON_DEMAND`.
+    ///
+    /// Process context only: it pins `current`'s memory and may sleep.
+    pub(crate) fn get(dev: &Device, addr: u64, length: u64, access: u32) -> Result<Self> {
+        let size = usize::try_from(length).map_err(|_| EINVAL)?;
+        // CAST: A bit mask, passed as `int`.
+        let access = access as i32;
+        // SAFETY: `dev` is a registered device; a null attribute bundle
+        // selects the plain virtual-address path, which reads nothing else.
+        let raw = from_err_ptr(unsafe {
+            bindings::ib_umem_get_attr_or_va(dev.as_raw(), core::ptr::null(), 0, addr, size, access)
+        })?;
+        // The release below in `Drop` covers every error from here on.
+        let mut umem = Self {
+            // SAFETY: `from_err_ptr` passed it: neither null nor an error.
+            raw: unsafe { NonNull::new_unchecked(raw) },
+            pages: KVVec::new(),
+        };
+        // SAFETY: `raw` is a live umem (ours).
+        let n = unsafe { bindings::rverbs_umem_num_pages(raw) };
+        let mut pages = KVVec::with_capacity(n, GFP_KERNEL)?;
+        // SAFETY: The buffer has room for `n` page pointers; the helper
+        // writes at most that many and says how many.
+        let filled = unsafe { bindings::rverbs_umem_fill_pages(raw, pages.as_mut_ptr(), n) };
+        if filled != n {
+            // ib_core pinned exactly the pages the range spans.
+            return Err(EINVAL);
+        }
+        // SAFETY: The first `n` slots were just written.
+        unsafe { pages.inc_len(n) };
+        umem.pages = pages;
+        Ok(umem)
+    }
+
+    /// ib_core's check of a change of access flags (`flags` as of
+    /// `ib_uverbs_rereg_mr`) against how the pages were pinned: `EACCES`
+    /// to make memory pinned read-only writable.
+    pub(crate) fn check_rereg(&self, flags: u32, access: u32) -> Result {
+        // CAST: Bit masks, passed as `int`.
+        let (flags, access) = (flags as i32, access as i32);
+        // SAFETY: `raw` is live (type invariant).
+        to_result(unsafe { bindings::ib_umem_check_rereg(self.raw.as_ptr(), flags, access) })
+    }
+}
+
+impl Drop for Umem {
+    fn drop(&mut self) {
+        // SAFETY: Ours, released once (type invariant); the page list goes
+        // with `self` after this.
+        unsafe { bindings::ib_umem_release(self.raw.as_ptr()) };
+    }
+}
