@@ -16,6 +16,8 @@
  *     close_xrcd DEV            CLOSE_XRCD                (ib_dealloc_xrcd_user)
  *     cq DEV                    CREATE_CQ                 (the driver's create_cq)
  *     qp DEV                    CREATE_QP                 (a UD QP: ib_core, the driver)
+ *     mr DEV                    REG_MR                    (4 pages: ib_core, the driver;
+ *                                                          none may stay pinned)
  *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
  *     module PATH [PARAMS]      finit_module              (module load)
  *
@@ -41,6 +43,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -190,6 +193,22 @@ static int create_qp(struct uv *uv, __u32 cq, __u32 *handle)
 	return ret;
 }
 
+/* VmPin of /proc/self/status in kB (the mm's pinned pages), or -1. */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 
@@ -280,7 +299,7 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd|cq|qp DEV\n"
+	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd|cq|qp|mr DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
@@ -298,6 +317,8 @@ int main(int argc, char **argv)
 	struct uv uv = {};
 	unsigned int n, all = ~0u, every = 1;
 	int points = 0, bad = 0, sk = -1, mod_fd = -1, opt;
+	void *mr_mem = MAP_FAILED;
+	long pinned = -1;
 
 	while ((opt = getopt(argc, argv, "+a:e:")) != -1) {
 		if (opt == 'a')
@@ -341,8 +362,17 @@ int main(int argc, char **argv)
 		}
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
 		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq") &&
-		   strcmp(entry, "qp")) {
+		   strcmp(entry, "qp") && strcmp(entry, "mr")) {
 		usage();
+	}
+	if (!strcmp(entry, "mr")) {
+		mr_mem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		pinned = vm_pin_kb();
+		if (mr_mem == MAP_FAILED || pinned < 0) {
+			perror("mr memory");
+			return 2;
+		}
 	}
 
 	for (n = 1; n <= MAX_POINTS; n += n < all ? 1 : every) {
@@ -427,6 +457,28 @@ int main(int argc, char **argv)
 			if (!undo)
 				undo = destroy_cq(uv.fd, cq);
 			close(uv.fd);
+		} else if (!strcmp(entry, "mr")) {
+			struct ib_uverbs_reg_mr_resp mr;
+
+			if (uv_open(&uv, 1, 1))
+				goto setup;
+			fail_arm(n);
+			ret = reg_mr(uv.fd, uv.pd, mr_mem, 4 * 4096, (uintptr_t)mr_mem,
+				     IB_UVERBS_ACCESS_LOCAL_WRITE, &mr);
+			injected = fail_injected();
+			if (!ret && vm_pin_kb() != pinned + 16) {
+				printf("# n=%u: registered, VmPin %ld kB, expected %ld\n", n,
+				       vm_pin_kb(), pinned + 16);
+				bad = 1;
+			}
+			if (!ret)
+				undo = dereg_mr(uv.fd, mr.mr_handle);
+			close(uv.fd);
+			if (vm_pin_kb() != pinned) {
+				printf("# n=%u: %s, VmPin %ld kB left, expected %ld\n", n,
+				       ret ? errname(ret) : "ok", vm_pin_kb(), pinned);
+				bad = 1;
+			}
 		} else if (!strcmp(entry, "link")) {
 			int created, exists;
 

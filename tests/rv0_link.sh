@@ -49,11 +49,12 @@ hold() {
 }
 
 # hold_xrcd DEV FD - as hold, with an XRC domain, a CQ and a UD QP whose
-# three rings the holder maps (uverbs_hold -c -q).
+# three rings the holder maps, and a memory region of 4 pages
+# (uverbs_hold -c -q -m).
 hold_xrcd() {
 	local fifo=/tmp/rv0_link.$2
 	rm -f $fifo.in $fifo.out && mkfifo $fifo.in || return 1
-	"$RVERBS_TEST_BIN"/uverbs_hold -c -q "$1" <$fifo.in >$fifo.out 3>&- 4>&- &
+	"$RVERBS_TEST_BIN"/uverbs_hold -c -q -m "$1" <$fifo.in >$fifo.out 3>&- 4>&- &
 	HOLD_PID=$!
 	eval "exec $2>$fifo.in"
 	wait_line $fifo.out created || { sed 's/^/# holder: /' $fifo.out; return 1; }
@@ -100,7 +101,7 @@ ktap_print_header
 modprobe ib_uverbs && modprobe 8021q && insmod "$RVERBS_KO" && ns_setup &&
 	ip link add veth2 type veth peer name veth3 && ip link set veth2 up && ip link set veth3 up &&
 	ip addr add 198.19.0.1/24 dev veth2 || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 30
+ktap_set_plan 31
 
 # Creation.
 ksft_check "rdma link add rv0 type rverbs netdev veth0" rdma link add rv0 type rverbs netdev veth0
@@ -159,8 +160,8 @@ fi
 # Taking devices away under live objects.
 hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=$HOLD_PID ||
 	ktap_exit_fail_msg "cannot hold objects on rv1"
-ksft_check "rv1 holds two PDs (one per holder), an AH, an XRCD, a mapped CQ and a mapped QP" \
-	bash -c "grep -qx 'pd 2 max [0-9]*' $DBG/rv1/resources && grep -qx 'ah 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'xrcd 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'cq 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'qp 1 max [0-9]*' $DBG/rv1/resources"
+ksft_check "rv1 holds two PDs (one per holder), an AH, an XRCD, a mapped CQ, a mapped QP and an MR" \
+	bash -c "grep -qx 'pd 2 max [0-9]*' $DBG/rv1/resources && grep -qx 'ah 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'xrcd 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'cq 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'qp 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'mr 1 max [0-9]*' $DBG/rv1/resources && grep -qx 'vmpin: 16' /tmp/rv0_link.4.out"
 ksft_check "rdma res show pd lists rv1's PD" bash -c 'rdma res show pd dev rv1 | grep -q rv1'
 ksft_check "rdma link del rv1 with open contexts and live objects" timeout 30 rdma link del rv1
 ksft_check "rv1 is gone, with its debugfs directory" bash -c "! test -e /sys/class/infiniband/rv1 && ! test -e $DBG/rv1"
@@ -177,6 +178,9 @@ ksft_check "the CQ ring stayed readable in the holder after rdma link del" \
 	grep -qx 'ring: log2 7 mask 255' /tmp/rv0_link.4.out
 ksft_check "so did the QP's send and receive rings" \
 	grep -Eqx 'qp rings: sq log2 [0-9]+ mask 127 rq log2 [0-9]+ mask 127' /tmp/rv0_link.4.out
+# uverbs deregistered the MR with the device: its pages were unpinned then.
+ksft_check "the MR's pages were unpinned when rv1 went away" \
+	grep -qx 'vmpin after: 0' /tmp/rv0_link.4.out
 
 rdma link add rv1 type rverbs netdev veth2
 hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=$HOLD_PID ||
@@ -202,8 +206,8 @@ release 3 $pd_pid
 release 4 $xrcd_pid
 rc2=$?
 sed 's/^/# holder: /' /tmp/rv0_link.4.out
-ksft_check "the rings' holder read them after rverbs was gone, and ended normally" \
-	bash -c "test $rc2 = 0 && grep -qx 'ring: log2 7 mask 255' /tmp/rv0_link.4.out && grep -Eqx 'qp rings: sq log2 [0-9]+ mask 127 rq log2 [0-9]+ mask 127' /tmp/rv0_link.4.out"
+ksft_check "the rings' holder read them after rverbs was gone, its MR unpinned, and ended normally" \
+	bash -c "test $rc2 = 0 && grep -qx 'ring: log2 7 mask 255' /tmp/rv0_link.4.out && grep -Eqx 'qp rings: sq log2 [0-9]+ mask 127 rq log2 [0-9]+ mask 127' /tmp/rv0_link.4.out && grep -qx 'vmpin after: 0' /tmp/rv0_link.4.out"
 ksft_check "rverbs loads again and makes rv0" \
 	bash -c "insmod '$RVERBS_KO' && rdma link add rv0 type rverbs netdev veth0 && rdma link del rv0"
 

@@ -5,29 +5,19 @@
 # (transport, port state following the carrier, link layer, active MTU
 # following the netdev's, the GID table with RoCE v1 and v2 entries, XRC,
 # non-zero limits and GUID), rdma-core's own Python tests (pyverbs) of
-# test_addr, test_pd, test_device and test_cq once with the C core and once with the
-# Rust core, every test its own case, and rdma(8)'s resource tracking and
+# test_addr, test_pd, test_device, test_cq, test_qp and test_mr once with
+# the C core and once with the Rust core, every test its own case, compared
+# with the same tests on soft-RoCE, and rdma(8)'s resource tracking and
 # rverbs' debugfs AH dump while a process holds a PD and an AH.
-#
-# rv0 has no QPs or MRs and says so (their limits are 0), so
-# test_query_device and test_query_device_ex fail on the first of
-# verify_device_attr's assertions about them: that, and only that, is
-# expected; a separate case checks that exactly those assertions fail.
 
 . "$(dirname "$0")/lib.sh"
 
 RDMA_CORE_TESTS=${RDMA_CORE_TESTS:-/opt/src/rdma-core/tests}
-MODULES="test_addr test_pd test_device test_cq test_qp"
+MODULES="test_addr test_pd test_device test_cq test_qp test_mr"
 PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 DBG=/sys/kernel/debug/rverbs
 TMP=$(mktemp -d /tmp/rv0_rdmacore.XXXXXX)
 
-# How test_query_device{,_ex} fail on rv0: the first assertion of
-# verify_device_attr about what rv0 does not have (its maximum MR size is
-# 0, and so is max_mr; CQs and QPs it has).
-EXPECTED_FAILURE="assert attr.max_mr_size > PAGE_SIZE -> AssertionError"
-# Every assertion of verify_device_attr that fails on rv0.
-EXPECTED_FAILING="attr.max_mr_size > PAGE_SIZE; attr.max_mr > 0"
 
 cleanup() {
 	[ -n "${PROBE_IN:-}" ] && eval "exec $PROBE_IN>&- $PROBE_OUT<&-" 2>/dev/null
@@ -68,9 +58,15 @@ check() {
 # rv0, each with its reason; any other test that passes on rxe0 must pass on
 # rv0 (unittest names, without "tests.").
 RXE_ONLY="
-test_cq.CQTest.test_resize_cq	rv0 has no MRs and does not post yet (issue 11)
-test_device.DeviceTest.test_query_device	rv0 has no MRs (max_mr_size, max_mr)
-test_device.DeviceTest.test_query_device_ex	rv0 has no MRs (max_mr_size, max_mr)
+test_cq.CQTest.test_resize_cq	rv0 cannot resize a CQ yet (issue 11)
+test_mr.MWTest.test_invalidate_mw_type1	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_mw_ex_type1	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_mw_type1	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_mw_type2	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_mw_type2_invalidate_dealloc	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_mw_type2_invalidate_local	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_mw_type2_invalidate_remote	rv0 has no memory windows and no RC QPs (issue 11)
+test_mr.MWTest.test_reg_mw_wrong_type	rv0 has no memory windows and no RC QPs (issue 11)
 test_qp.QPTest.test_create_rc_qp_ex_no_attr	rv0 has UD QPs only (issue 11)
 test_qp.QPTest.test_create_rc_qp_ex_with_attr	rv0 has UD QPs only (issue 11)
 test_qp.QPTest.test_create_rc_qp_no_attr	rv0 has UD QPs only (issue 11)
@@ -137,33 +133,19 @@ report() {
 	local prefix=$1 name r detail short
 	while IFS=$'\t' read -r name r detail; do
 		short=${name#tests.}
-		case $name in
-		*.test_query_device | *.test_query_device_ex)
-			if [ "$r" = ok ]; then
-				emit pass "$prefix $short"
-			elif [ "$r" = FAIL ] && [ "$detail" = "$EXPECTED_FAILURE" ]; then
-				emit pass "$prefix $short fails only on max_mr_size > PAGE_SIZE (rv0 has no MRs or QPs)"
-			else
-				msg "$prefix $short: $r: $detail"
-				emit fail "$prefix $short"
-			fi
-			;;
+		case $r in
+		ok) emit pass "$prefix $short" ;;
+		skipped) emit skip "$prefix $short ($detail)" ;;
 		*)
-			case $r in
-			ok) emit pass "$prefix $short" ;;
-			skipped) emit skip "$prefix $short ($detail)" ;;
-			*)
-				msg "$prefix $short: $r: $detail"
-				emit fail "$prefix $short"
-				;;
-			esac
+			msg "$prefix $short: $r: $detail"
+			emit fail "$prefix $short"
 			;;
 		esac
 	done <"$2"
 }
 
 # The assertions of rdma-core's verify_device_attr (tests/test_device.py)
-# that fail on rv0, evaluated one by one on ibv_query_device and on
+# that fail on rv0 (none should), evaluated one by one on ibv_query_device and on
 # ibv_query_device_ex's orig_attr: "query_device: A; B; ..." and the same
 # for query_device_ex.
 failing_asserts() {
@@ -308,7 +290,7 @@ msg "C core: $c_total tests, $(grep -c $'\tok\t' "$TMP/c") passed"
 # The floor: what rdma-core 65.0's tests (scripts/toolchain.manifest) pass
 # on rv0 today; a regression that turns passes into skips must not go
 # unseen.  The same test by test with the Rust core (below).
-RV0_MIN_PASS=34
+RV0_MIN_PASS=39
 c_pass=$(grep -c $'\tok\t' "$TMP/c")
 check "[C] rdma-core tests ran on rv0: $c_pass of $c_total passed, at least $RV0_MIN_PASS" \
 	test "$c_pass" -ge $RV0_MIN_PASS
@@ -334,9 +316,8 @@ check "the Rust run created its AHs in Rust ($rust_created) and every AH was des
 	test "$rust_created" -gt 0 -a "$(counter ah_created)" = "$(counter ah_destroyed)"
 failing_asserts >"$TMP/asserts" 2>"$TMP/asserts.err"
 sed 's/^/# verify_device_attr fails on rv0 in /' "$TMP/asserts"
-check "verify_device_attr fails on rv0 exactly on max_mr_size and max_mr" \
-	test "$(cat "$TMP/asserts")" = "query_device: $EXPECTED_FAILING
-query_device_ex: $EXPECTED_FAILING"
+check "every assertion of verify_device_attr holds on rv0, one by one" \
+	test "$(sed 's/ *$//' "$TMP/asserts")" = "$(printf 'query_device:\nquery_device_ex:')"
 
 # rdma res and debugfs while ah_probe holds a PD and an AH: multicast, so
 # that no neighbour is resolved.

@@ -10,11 +10,12 @@
  *
  * The verbs a device may leave out are asserted to fail with EOPNOTSUPP
  * only when told so, and skipped otherwise:
- *   RV_EXPECT_NO_MR=1   REG_MR
  *   RV_EXPECT_NO_MW=1   ALLOC_MW
  *   RV_EXPECT_NO_SRQ=1  CREATE_SRQ
  * and RV_EXPECT_UD_ONLY=1 pins what a device with UD QPs only refuses
- * (RC and UC QPs, a path on a UD QP), which rxe grants.
+ * (RC and UC QPs, a path on a UD QP), which rxe grants; RV_EXPECT_NO_ODP=1
+ * that on-demand paging and flushes are refused (EOPNOTSUPP), which rxe
+ * offers.
  * The XRC domain cases run when QUERY_DEVICE reports IB_DEVICE_XRC and are
  * skipped otherwise (rxe has no XRC); the RoCE v1 case runs when the port
  * has an "IB/RoCE v1" GID (rxe has only RoCE v2 ones).
@@ -40,8 +41,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <linux/netlink.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -1778,30 +1784,348 @@ TEST_F(ctx, modify_qp_to_sqd_reports_sq_drained)
 	qp_deps_put(_metadata, self->fd, pd, &cq);
 }
 
-TEST_F(ctx, reg_mr_eopnotsupp)
+/* ------------------------------------------------------------------ */
+/* Memory regions.                                                    */
+
+#define MAX_MR		((1U << 19) - 1)	/* RXE_MAX_MR */
+#define PAGE		4096UL
+#define LW		IB_UVERBS_ACCESS_LOCAL_WRITE
+#define ALL_REMOTE	(IB_UVERBS_ACCESS_REMOTE_READ | IB_UVERBS_ACCESS_REMOTE_WRITE | \
+			 IB_UVERBS_ACCESS_REMOTE_ATOMIC)
+
+/* Flush access flags, as in 7.2's <rdma/ib_user_ioctl_verbs.h> (older headers lack them). */
+#define RV_ACCESS_FLUSH_GLOBAL		0x100U
+#define RV_ACCESS_FLUSH_PERSISTENT	0x200U
+
+/* Not in the uapi headers: enum ib_mr_rereg_flags of <rdma/ib_verbs.h>. */
+#define RV_MR_REREG_TRANS	1U
+#define RV_MR_REREG_PD		2U
+#define RV_MR_REREG_ACCESS	4U
+
+/* Pages of fresh anonymous memory, or MAP_FAILED. */
+static void *pages(size_t n, int prot)
 {
-	struct ib_uverbs_reg_mr_resp resp;
-	struct ib_uverbs_reg_mr cmd = {
-		.response = (uintptr_t)&resp,
-		.length = 4096,
-		.access_flags = IB_UVERBS_ACCESS_LOCAL_WRITE,
-	};
-	void *mem;
+	return mmap(NULL, n * PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+}
+
+/* VmPin of /proc/self/status in kB (the mm's pinned_vm), or -1. */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+TEST_F(ctx, query_device_mr_limits)
+{
+	/* rxe.c:rxe_init_device_param: RXE_MAX_MR, RXE_MAX_MR_SIZE */
+	ASSERT_EQ(MAX_MR, self->dev.max_mr);
+	ASSERT_EQ(UINT64_MAX, self->dev.max_mr_size);
+}
+
+TEST_F(ctx, reg_mr_keys_pins_and_dereg)
+{
+	struct ib_uverbs_reg_mr_resp a, b;
+	long pinned = vm_pin_kb();
+	void *mem = pages(3, PROT_READ | PROT_WRITE);
 	__u32 pd;
 
-	if (!env_is_1("RV_EXPECT_NO_MR"))
-		SKIP(return, MAY_IMPLEMENT, "RV_EXPECT_NO_MR", getenv("RV_DEV"));
-	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	ASSERT_LE(0, pinned);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem, 3 * PAGE, (uintptr_t)mem, LW | ALL_REMOTE, &a));
+	/* rxe_mr.c:rxe_mr_init: key = index << 8 | random byte, lkey == rkey */
+	EXPECT_EQ(a.lkey, a.rkey);
+	EXPECT_LE(1U, a.lkey >> 8);
+	EXPECT_GE(MAX_MR + 1, a.lkey >> 8);
+	/* umem.c:__ib_umem_get_va: mm->pinned_vm grows by the pages spanned */
+	EXPECT_EQ(pinned + 12, vm_pin_kb());
+	/* uverbs_std_types.c:uverbs_free_pd: the MR uses the PD */
+	EXPECT_EQ(-EBUSY, dealloc_pd(self->fd, pd));
+	ASSERT_EQ(0, dereg_mr(self->fd, a.mr_handle));
+	EXPECT_EQ(pinned, vm_pin_kb());
+	/* rdma_core.c:lookup_get_idr_uobject: the handle is gone */
+	EXPECT_EQ(-ENOENT, dereg_mr(self->fd, a.mr_handle));
+	/* rxe_pool.c: xa_alloc_cyclic, the index is not given again at once */
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem, PAGE, (uintptr_t)mem, 0, &b));
+	EXPECT_NE(a.lkey >> 8, b.lkey >> 8);
+	EXPECT_EQ(b.lkey, b.rkey);
+	/* A region on a region: the same pages twice. */
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem, 3 * PAGE, (uintptr_t)mem, LW, &a));
+	EXPECT_EQ(pinned + 16, vm_pin_kb());
+	ASSERT_EQ(0, dereg_mr(self->fd, a.mr_handle));
+	ASSERT_EQ(0, dereg_mr(self->fd, b.mr_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	EXPECT_EQ(pinned, vm_pin_kb());
+	munmap(mem, 3 * PAGE);
+}
+
+TEST_F(ctx, reg_mr_access_flags)
+{
+	static const struct {
+		__u32 access;
+		int err;	/* what rxe answers */
+		int no_odp;	/* 1: EOPNOTSUPP with RV_EXPECT_NO_ODP */
+	} cases[] = {
+		{ 0, 0, 0 },
+		{ LW, 0, 0 },
+		{ LW | ALL_REMOTE | IB_UVERBS_ACCESS_MW_BIND, 0, 0 },
+		{ IB_UVERBS_ACCESS_REMOTE_READ, 0, 0 },
+		/* ib_verbs.h:ib_check_mr_access: remote write or atomic needs local write */
+		{ IB_UVERBS_ACCESS_REMOTE_WRITE, -EINVAL, 0 },
+		{ IB_UVERBS_ACCESS_REMOTE_ATOMIC, -EINVAL, 0 },
+		/* ib_check_mr_access: past IB_ACCESS_SUPPORTED */
+		{ 1U << 10, -EINVAL, 0 },
+		{ 1U << 31, -EINVAL, 0 },
+		/* rxe_verbs.c:rxe_reg_user_mr: past RXE_ACCESS_SUPPORTED_MR */
+		{ LW | IB_UVERBS_ACCESS_ZERO_BASED, -EOPNOTSUPP, 0 },
+		{ LW | IB_UVERBS_ACCESS_HUGETLB, -EOPNOTSUPP, 0 },
+		/* IB_ACCESS_OPTIONAL: a device may ignore them */
+		{ LW | IB_UVERBS_ACCESS_RELAXED_ORDERING, 0, 0 },
+		{ LW | IB_UVERBS_ACCESS_OPTIONAL_LAST, 0, 0 },
+		/*
+		 * rxe offers on-demand paging and flushes; a device that does not
+		 * is refused by ib_check_mr_access (pinned for rv0: UD only).
+		 * rxe_mr.c:rxe_mr_fill_pages_from_sgt: a persistent flush needs pmem.
+		 */
+		{ LW | IB_UVERBS_ACCESS_ON_DEMAND, 0, 1 },
+		{ LW | RV_ACCESS_FLUSH_GLOBAL, 0, 1 },
+		{ LW | RV_ACCESS_FLUSH_PERSISTENT, -EINVAL, 1 },
+	};
+	int no_odp = env_is_1("RV_EXPECT_NO_ODP");
+	struct ib_uverbs_reg_mr_resp resp;
+	void *mem = pages(2, PROT_READ | PROT_WRITE);
+	size_t i;
+	__u32 pd;
+
 	ASSERT_NE(MAP_FAILED, mem);
 	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
-	cmd.start = (uintptr_t)mem;
-	cmd.hca_va = (uintptr_t)mem;
-	cmd.pd_handle = pd;
-	/* uverbs_cmd.c:ib_uverbs_reg_mr -> ops.reg_user_mr, or ib_uverbs_notsupp */
-	ASSERT_EQ(-EOPNOTSUPP, uv_cmd(self->fd, IB_USER_VERBS_CMD_REG_MR, &cmd,
-				      sizeof(cmd), sizeof(resp)));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int want = cases[i].err;
+		int got = reg_mr(self->fd, pd, mem, 2 * PAGE, (uintptr_t)mem, cases[i].access,
+				 &resp);
+
+		if (cases[i].no_odp && no_odp)
+			want = -EOPNOTSUPP;
+
+		EXPECT_EQ(want, got) TH_LOG("access %#x", cases[i].access);
+		if (!got)
+			ASSERT_EQ(0, dereg_mr(self->fd, resp.mr_handle));
+	}
 	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
-	munmap(mem, 4096);
+	munmap(mem, 2 * PAGE);
+}
+
+TEST_F(ctx, reg_mr_ranges)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	char *mem = pages(8, PROT_READ | PROT_WRITE);
+	char *ro = pages(2, PROT_READ);
+	char *gone = pages(2, PROT_READ | PROT_WRITE);
+	__u32 pd;
+
+	ASSERT_NE(MAP_FAILED, mem);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_EQ(0, munmap(gone, 2 * PAGE));
+	/* A hole after the first 4 pages of mem. */
+	ASSERT_EQ(0, munmap(mem + 4 * PAGE, 4 * PAGE));
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	/* uverbs_cmd.c:ib_uverbs_reg_mr: start and hca_va differ in the page */
+	EXPECT_EQ(-EINVAL, reg_mr(self->fd, pd, mem + 8, PAGE, 0x10000, LW, &resp));
+	/* The same offset, another address: fine. */
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem + 8, 2 * PAGE, 0x7000008, LW, &resp));
+	ASSERT_EQ(0, dereg_mr(self->fd, resp.mr_handle));
+	/* umem.c:__ib_umem_get_va: no page spanned */
+	EXPECT_EQ(-EINVAL, reg_mr(self->fd, pd, mem, 0, (uintptr_t)mem, LW, &resp));
+	/* __ib_umem_get_va: length 0 inside a page spans that page */
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem + 100, 0, (uintptr_t)mem + 100, LW, &resp));
+	ASSERT_EQ(0, dereg_mr(self->fd, resp.mr_handle));
+	/* __ib_umem_get_va: the range wraps */
+	EXPECT_EQ(-EINVAL, reg_mr(self->fd, pd, mem, UINT64_MAX - 100, (uintptr_t)mem, LW,
+				  &resp));
+	/* __ib_umem_get_va: pin_user_pages_fast of unmapped memory */
+	EXPECT_EQ(-EFAULT, reg_mr(self->fd, pd, gone, PAGE, (uintptr_t)gone, LW, &resp));
+	/* Past the end of the mapping, into the hole. */
+	EXPECT_EQ(-EFAULT, reg_mr(self->fd, pd, mem, 6 * PAGE, (uintptr_t)mem, LW, &resp));
+	/* Read-only memory: readable, not writable (FOLL_WRITE) */
+	EXPECT_EQ(-EFAULT, reg_mr(self->fd, pd, ro, PAGE, (uintptr_t)ro, LW, &resp));
+	ASSERT_EQ(0, reg_mr(self->fd, pd, ro, 2 * PAGE, (uintptr_t)ro,
+			    IB_UVERBS_ACCESS_REMOTE_READ, &resp));
+	ASSERT_EQ(0, dereg_mr(self->fd, resp.mr_handle));
+	/* rdma_core.c:lookup_get_idr_uobject: no such PD */
+	EXPECT_EQ(-ENOENT, reg_mr(self->fd, pd + 100, mem, PAGE, (uintptr_t)mem, LW, &resp));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	munmap(mem, 4 * PAGE);
+	munmap(ro, 2 * PAGE);
+}
+
+TEST_F(ctx, rereg_mr_pd_and_access_in_place)
+{
+	struct ib_uverbs_reg_mr_resp mr, romr;
+	struct ib_uverbs_rereg_mr_resp resp;
+	char *mem = pages(2, PROT_READ | PROT_WRITE);
+	char *ro = pages(1, PROT_READ);
+	__u32 pd, pd2;
+
+	ASSERT_NE(MAP_FAILED, mem);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd2));
+	ASSERT_EQ(0, reg_mr(self->fd, pd, mem, 2 * PAGE, (uintptr_t)mem, LW, &mr));
+	ASSERT_EQ(0, reg_mr(self->fd, pd, ro, PAGE, (uintptr_t)ro, 0, &romr));
+	/* uverbs_cmd.c:ib_uverbs_rereg_mr: no flags; unknown flags */
+	EXPECT_EQ(-EINVAL, rereg_mr(self->fd, mr.mr_handle, 0, pd, LW, &resp));
+	EXPECT_EQ(-EOPNOTSUPP, rereg_mr(self->fd, mr.mr_handle, 8, pd, LW, &resp));
+	/* rxe_verbs.c:rxe_rereg_user_mr: a new range is not supported */
+	EXPECT_EQ(-EOPNOTSUPP, rereg_mr(self->fd, mr.mr_handle, RV_MR_REREG_TRANS, pd, LW,
+					&resp));
+	/* ib_check_mr_access, then rxe_rereg_user_mr's RXE_ACCESS_SUPPORTED_MR */
+	EXPECT_EQ(-EINVAL, rereg_mr(self->fd, mr.mr_handle, RV_MR_REREG_ACCESS, pd,
+				    IB_UVERBS_ACCESS_REMOTE_WRITE, &resp));
+	EXPECT_EQ(-EOPNOTSUPP, rereg_mr(self->fd, mr.mr_handle, RV_MR_REREG_ACCESS, pd,
+					LW | IB_UVERBS_ACCESS_ZERO_BASED, &resp));
+	/* umem.c:ib_umem_check_rereg: writable access on pages pinned read-only */
+	EXPECT_EQ(-EACCES, rereg_mr(self->fd, romr.mr_handle, RV_MR_REREG_ACCESS, pd, LW,
+				    &resp));
+	ASSERT_EQ(0, rereg_mr(self->fd, romr.mr_handle, RV_MR_REREG_ACCESS, pd,
+			      IB_UVERBS_ACCESS_REMOTE_READ, &resp));
+	EXPECT_EQ(romr.lkey, resp.lkey);
+	/* In place: the same keys, the PD's use moves with the region */
+	ASSERT_EQ(0, rereg_mr(self->fd, mr.mr_handle, RV_MR_REREG_ACCESS | RV_MR_REREG_PD, pd2,
+			      LW | ALL_REMOTE, &resp));
+	EXPECT_EQ(mr.lkey, resp.lkey);
+	EXPECT_EQ(mr.rkey, resp.rkey);
+	/* rdma_core.c:lookup_get_idr_uobject: no such PD */
+	EXPECT_EQ(-ENOENT, rereg_mr(self->fd, mr.mr_handle, RV_MR_REREG_PD, pd2 + 100, 0, &resp));
+	ASSERT_EQ(0, dereg_mr(self->fd, romr.mr_handle));
+	/* uverbs_free_pd: pd2 has the region now, pd nothing */
+	EXPECT_EQ(-EBUSY, dealloc_pd(self->fd, pd2));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+	ASSERT_EQ(0, dereg_mr(self->fd, mr.mr_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd2));
+	munmap(mem, 2 * PAGE);
+	munmap(ro, PAGE);
+}
+
+/* Drops CAP_IPC_LOCK from the calling process (the tests run as root). */
+static int drop_cap_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	__u32 bit = 1U << (CAP_IPC_LOCK % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_IPC_LOCK / 32].effective &= ~bit;
+	d[CAP_IPC_LOCK / 32].permitted &= ~bit;
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/* Says on stderr what a check of memlock_child saw; returns the check. */
+static int memlock_failed(int check, int ret, long base)
+{
+	fprintf(stderr, "# memlock check %d: %d (%s), VmPin %ld kB, at start %ld\n", check, ret,
+		strerror(ret < 0 ? -ret : 0), vm_pin_kb(), base);
+	return check;
+}
+
+/*
+ * In a child without CAP_IPC_LOCK, with RLIMIT_MEMLOCK of 16 pages: 0 when
+ * the checks pass, else the number of the check that failed.
+ */
+static int memlock_child(void)
+{
+	struct rlimit lim = { 16 * PAGE, 16 * PAGE };
+	struct ib_uverbs_reg_mr_resp a, b;
+	char *mem = pages(32, PROT_READ | PROT_WRITE);
+	long base = vm_pin_kb();
+	int async_fd, fd, ret;
+	__u32 pd;
+
+	/*
+	 * New credentials first: uverbs refuses commands written with other
+	 * credentials than the file was opened with (ib_safe_file_access).
+	 */
+	if (drop_cap_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim))
+		return memlock_failed(1, -errno, base);
+	fd = open_context(&async_fd);
+	if (fd < 0 || mem == MAP_FAILED || alloc_pd(fd, &pd))
+		return memlock_failed(2, fd < 0 ? fd : 0, base);
+	ret = reg_mr(fd, pd, mem, 8 * PAGE, (uintptr_t)mem, LW, &a);
+	if (ret)
+		return memlock_failed(3, ret, base);
+	if (vm_pin_kb() != base + 32)
+		return memlock_failed(4, 0, base);
+	/* umem.c:__ib_umem_get_va: pinned_vm past RLIMIT_MEMLOCK */
+	ret = reg_mr(fd, pd, mem + 8 * PAGE, 9 * PAGE, (uintptr_t)mem + 8 * PAGE, LW, &b);
+	if (ret != -ENOMEM || vm_pin_kb() != base + 32)
+		return memlock_failed(5, ret, base);
+	ret = reg_mr(fd, pd, mem + 8 * PAGE, 8 * PAGE, (uintptr_t)mem + 8 * PAGE, LW, &b);
+	if (ret || dereg_mr(fd, b.mr_handle) || dereg_mr(fd, a.mr_handle) || vm_pin_kb() != base)
+		return memlock_failed(6, ret, base);
+	/* umem.c:__ib_umem_get_va: can_do_mlock, no limit and no capability */
+	lim.rlim_cur = 0;
+	if (setrlimit(RLIMIT_MEMLOCK, &lim))
+		return memlock_failed(7, -errno, base);
+	ret = reg_mr(fd, pd, mem, PAGE, (uintptr_t)mem, LW, &a);
+	if (ret != -EPERM)
+		return memlock_failed(8, ret, base);
+	/* A region left registered goes with the context. */
+	lim.rlim_cur = 16 * PAGE;
+	if (setrlimit(RLIMIT_MEMLOCK, &lim))
+		return memlock_failed(9, -errno, base);
+	ret = reg_mr(fd, pd, mem, 4 * PAGE, (uintptr_t)mem, LW, &a);
+	if (ret)
+		return memlock_failed(10, ret, base);
+	close(fd);
+	close(async_fd);
+	return vm_pin_kb() == base ? 0 : memlock_failed(11, 0, base);
+}
+
+TEST_F(ctx, reg_mr_memlock_limit_without_cap_ipc_lock)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(memlock_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("check %d failed", WEXITSTATUS(status));
+}
+
+TEST_F(ctx, dealloc_pd_with_live_mr_and_close_with_mrs)
+{
+	struct ib_uverbs_reg_mr_resp r;
+	long pinned = vm_pin_kb();
+	char *mem = pages(8, PROT_READ | PROT_WRITE);
+	int async_fd, fd = open_context(&async_fd);
+	__u32 pd;
+	int i;
+
+	ASSERT_NE(MAP_FAILED, mem);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, alloc_pd(fd, &pd));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, reg_mr(fd, pd, mem + i * PAGE, PAGE, (uintptr_t)mem + i * PAGE,
+				    LW, &r));
+	EXPECT_EQ(pinned + 32, vm_pin_kb());
+	EXPECT_EQ(-EBUSY, dealloc_pd(fd, pd));
+	/* uverbs_main.c:ib_uverbs_close: every region deregistered, unpinned */
+	close(fd);
+	close(async_fd);
+	EXPECT_EQ(pinned, vm_pin_kb());
+	munmap(mem, 8 * PAGE);
 }
 
 TEST_F(ctx, alloc_mw_eopnotsupp)

@@ -19,7 +19,7 @@
 
 BIN=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/rv0_uverbs
 DBG=/sys/kernel/debug/rverbs
-RV0_ENV=(RV_DEV=rv0 RV_EXPECT_NO_MR=1 RV_EXPECT_NO_MW=1 RV_EXPECT_NO_SRQ=1 RV_EXPECT_UD_ONLY=1)
+RV0_ENV=(RV_DEV=rv0 RV_EXPECT_NO_ODP=1 RV_EXPECT_NO_MW=1 RV_EXPECT_NO_SRQ=1 RV_EXPECT_UD_ONLY=1)
 SMALL=(max_pd=4 max_ah=3 max_xrcd=2)
 
 cleanup() {
@@ -168,7 +168,7 @@ expect_resources() {
 }
 
 nothing_live() {
-	expect_resources 2 "ucontext 0 pd 0 ah 0 xrcd 0 cq 0 qp 0"
+	expect_resources 2 "ucontext 0 pd 0 ah 0 xrcd 0 cq 0 qp 0 mr 0"
 }
 
 counters_balance() {
@@ -190,7 +190,7 @@ through_rust() {
 }
 
 reload_defaults() {
-	reload && expect_resources 4 "pd 32768 ah 32767 xrcd 1024 cq 1048576 qp 1048560"
+	reload && expect_resources 4 "pd 32768 ah 32767 xrcd 1024 cq 1048576 qp 1048560 mr 524287"
 }
 
 unload() {
@@ -227,7 +227,7 @@ ksft_check "the Rust core's AH and XRCD counters balance" counters_balance
 
 ksft_check "rverbs reloads with ${SMALL[*]}, rv0 on it" reload "${SMALL[@]}"
 ksft_check "rv0's debugfs resources show these limits" \
-	expect_resources 4 "pd 4 ah 3 xrcd 2 cq 1048576 qp 1048560"
+	expect_resources 4 "pd 4 ah 3 xrcd 2 cq 1048576 qp 1048560 mr 524287"
 
 harness rv0-limits -f limits "${RV0_ENV[@]}" RV_LIMITS=1 RV_MAX_XRCD=2
 ksft_check "rv0-limits: the harness exits with 0, no case skipped" all_ran

@@ -19,7 +19,8 @@
 # Entry points: rdma_create_user_ah and rdma_destroy_ah_user on soft-RoCE
 # (rxe0) and rv0, C core and Rust core; ib_alloc_xrcd_user and
 # ib_dealloc_xrcd_user on rv0, C and Rust (soft-RoCE has no XRC); rv0's
-# ucontext, PD and CQ creation (and soft-RoCE's CQ creation, the reference);
+# ucontext, PD, CQ and QP creation and MR registration (and soft-RoCE's,
+# the reference);
 # "rdma link add ... type rverbs"; loading
 # rverbs.ko (these two: the first 32 fault points, then every 32nd or 16th,
 # unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
@@ -36,7 +37,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 26
+ktap_set_plan 28
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and no
 # stack dump per injected fault.
@@ -132,6 +133,11 @@ run "rv0 create_cq" cq rv0
 # the reference again.
 run "rxe0 create_qp" qp rxe0
 run "rv0 create_qp" qp rv0
+# A memory region of 4 pages: ib_core's part (the object, restrack), the
+# driver's (its index, the pinned pages and their list); nothing may stay
+# pinned (VmPin) after a failure.
+run "rxe0 reg_mr" mr rxe0
+run "rv0 reg_mr" mr rv0
 # These two have hundreds of fault points, almost all in the driver core's
 # sysfs code (device_add of the IB device and its ports, of the module),
 # at seconds each on the debug kernel: every one of the first 32, then

@@ -9,7 +9,7 @@
  * rv0_uverbs.c, no libibverbs: only write() of the legacy command ABI of
  * <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
  *
- *   uverbs_hold [-n | -L] [-c [-q]] DEV
+ *   uverbs_hold [-n | -L] [-c [-q]] [-m] DEV
  *
  * GET_CONTEXT, ALLOC_PD and OPEN_XRCD (no inode), then print "created" and
  * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.  With
@@ -19,12 +19,16 @@
  * after the device went away: the mapping keeps its pages), then the CQ is
  * destroyed and the ring unmapped.  With -q, also a UD QP on that CQ (64
  * work requests each way) whose two rings are mapped, read and destroyed
- * the same way, before the CQ.  With -L (load), after
+ * the same way, before the CQ.  With -m, also a memory region of 4 pages
+ * (local write), deregistered after the line.  With -L (load), after
  * "started", open XRC domains and close them, up to 8 open at a time, until
  * SIGUSR1; then close the rest and print "pairs: N" and "errors: N" (the
  * first as "error: open|close -<errno>"), exit status 1 on any error.
  *
  * Output, one "key: value" per line after "created":
+ *   vmpin: K                   (-m: the pinned memory, kB, while held)
+ *   vmpin after: K             (-m: the same after the line, before DEREG_MR)
+ *   dereg_mr: 0 | -<errno>     (-m)
  *   qp rings: sq log2 L mask M rq log2 L mask M  (-q)
  *   destroy_qp: 0 | -<errno>   (-q)
  *   ring: log2 L mask M        (-c)
@@ -116,6 +120,22 @@ struct cq_resp {
 	struct rxe_create_cq_resp rxe;
 };
 
+/* VmPin of /proc/self/status in kB (the mm's pinned pages), or -1. */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 int main(int argc, char **argv)
 {
 	struct ib_uverbs_get_context_resp ctx = {};
@@ -127,9 +147,11 @@ int main(int argc, char **argv)
 	const char *dev;
 	__u32 pd, xrcd = 0;
 	char line[16];
-	int fd, ret, opt, with_xrcd = 1, load = 0, with_cq = 0, with_qp = 0;
+	int fd, ret, opt, with_xrcd = 1, load = 0, with_cq = 0, with_qp = 0, with_mr = 0;
+	struct ib_uverbs_reg_mr_resp mr = {};
+	void *mem = MAP_FAILED;
 
-	while ((opt = getopt(argc, argv, "nLcq")) != -1) {
+	while ((opt = getopt(argc, argv, "nLcqm")) != -1) {
 		if (opt == 'n')
 			with_xrcd = 0;
 		else if (opt == 'L')
@@ -138,11 +160,13 @@ int main(int argc, char **argv)
 			with_cq = 1;
 		else if (opt == 'q')
 			with_qp = 1;
+		else if (opt == 'm')
+			with_mr = 1;
 		else
 			argc = 0;
 	}
 	if (argc != optind + 1 || (with_qp && !with_cq)) {
-		fprintf(stderr, "usage: uverbs_hold [-n | -L] [-c [-q]] DEV\n");
+		fprintf(stderr, "usage: uverbs_hold [-n | -L] [-c [-q]] [-m] DEV\n");
 		return 2;
 	}
 	dev = argv[optind];
@@ -196,10 +220,29 @@ int main(int argc, char **argv)
 			return 2;
 	}
 
+	if (with_mr) {
+		mem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		ret = mem == MAP_FAILED ? -errno :
+		      reg_mr(fd, pd, mem, 4 * 4096, (uintptr_t)mem,
+			     IB_UVERBS_ACCESS_LOCAL_WRITE, &mr);
+		if (ret) {
+			fprintf(stderr, "uverbs_hold: %s: REG_MR: %s\n", dev, strerror(-ret));
+			return 2;
+		}
+		printf("vmpin: %ld\n", vm_pin_kb());
+	}
+
 	printf("created\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		line[0] = '\0';
+
+	if (with_mr) {
+		printf("vmpin after: %ld\n", vm_pin_kb());
+		printf("dereg_mr: %d\n", dereg_mr(fd, mr.mr_handle));
+		munmap(mem, 4 * 4096);
+	}
 
 	if (with_qp) {
 		printf("qp rings: sq log2 %u mask %u rq log2 %u mask %u\n", sq->log2_elem_size,

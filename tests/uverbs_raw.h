@@ -230,4 +230,44 @@ static inline int destroy_qp(int fd, __u32 qp)
 	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd), sizeof(resp));
 }
 
+/* REG_MR of len bytes at start, hca_va iova, with access flags, on pd. */
+static inline int reg_mr(int fd, __u32 pd, const void *start, __u64 len, __u64 iova,
+			 __u32 access, struct ib_uverbs_reg_mr_resp *resp)
+{
+	struct ib_uverbs_reg_mr cmd = {
+		.response = (uintptr_t)resp,
+		.start = (uintptr_t)start,
+		.length = len,
+		.hca_va = iova,
+		.pd_handle = pd,
+		.access_flags = access,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd(fd, IB_USER_VERBS_CMD_REG_MR, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+/* REREG_MR of mr: what flags name (IB_MR_REREG_*) changes. */
+static inline int rereg_mr(int fd, __u32 mr, __u32 flags, __u32 pd, __u32 access,
+			   struct ib_uverbs_rereg_mr_resp *resp)
+{
+	struct ib_uverbs_rereg_mr cmd = {
+		.response = (uintptr_t)resp,
+		.mr_handle = mr,
+		.flags = flags,
+		.pd_handle = pd,
+		.access_flags = access,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd(fd, IB_USER_VERBS_CMD_REREG_MR, &cmd, sizeof(cmd), sizeof(*resp));
+}
+
+static inline int dereg_mr(int fd, __u32 mr)
+{
+	struct ib_uverbs_dereg_mr cmd = { .mr_handle = mr };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DEREG_MR, &cmd, sizeof(cmd), 0);
+}
+
 #endif /* _RVERBS_TESTS_UVERBS_RAW_H */
