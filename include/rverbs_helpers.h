@@ -21,6 +21,7 @@ struct ib_xrcd;
 struct rdma_user_mmap_entry;
 struct ib_umem;
 struct page;
+struct xarray;
 struct in6_addr;
 struct neighbour;
 struct net;
@@ -44,6 +45,13 @@ struct ib_ucontext *rverbs_udata_ucontext(struct ib_udata *udata);
 size_t rverbs_umem_num_pages(const struct ib_umem *umem);
 size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
 			      size_t n);
+int rverbs_xa_insert(struct xarray *xa, unsigned long index, void *entry);
+u32 rverbs_load_acquire_u32(const u32 *p);
+void rverbs_store_release_u32(u32 *p, u32 v);
+void rverbs_copy_from_shared(void *dst, const void *src, size_t len);
+void rverbs_copy_to_shared(void *dst, const void *src, size_t len);
+void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
+		      bool to_page);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

@@ -23,6 +23,7 @@ pub(crate) mod mr;
 pub(crate) mod pd;
 pub(crate) mod qp;
 pub(crate) mod ring;
+pub(crate) mod table;
 pub(crate) mod udata;
 pub(crate) mod umem;
 pub(crate) mod xrcd;

@@ -19,6 +19,7 @@
 
 pub(crate) mod ah;
 pub(crate) mod cq;
+pub(crate) mod datapath;
 pub(crate) mod device;
 pub(crate) mod ids;
 pub(crate) mod link;

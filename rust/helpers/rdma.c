@@ -6,6 +6,8 @@
  */
 
 #include <linux/cache.h>
+#include <linux/highmem.h>
+#include <linux/xarray.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -102,4 +104,54 @@ size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
 		pages[i++] = sg_page_iter_page(&iter);
 	}
 	return i;
+}
+
+/* xa_insert() is static inline: publish @entry at @index if free (-EBUSY). */
+int rverbs_xa_insert(struct xarray *xa, unsigned long index, void *entry)
+{
+	return xa_insert(xa, index, entry, GFP_KERNEL);
+}
+
+/*
+ * The indices of a queue shared with userspace: the side that does not own
+ * an index reads it with acquire, the owner publishes it with release.
+ */
+u32 rverbs_load_acquire_u32(const u32 *p)
+{
+	/* Pairs with the other side's release of what it wrote before. */
+	return smp_load_acquire(p);
+}
+
+void rverbs_store_release_u32(u32 *p, u32 v)
+{
+	/* The slots written before are seen by whoever acquires the index. */
+	smp_store_release(p, v);
+}
+
+/*
+ * Copies between kernel memory and memory that userspace may write at the
+ * same time (a mapped ring, pinned user pages): plain byte copies in C,
+ * never a Rust reference to the shared bytes.
+ */
+void rverbs_copy_from_shared(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
+void rverbs_copy_to_shared(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
+/* A copy from (@to_page false) or into a page at @offset, @len within it. */
+void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
+		      bool to_page)
+{
+	char *addr = kmap_local_page(page);
+
+	if (to_page)
+		memcpy(addr + offset, buf, len);
+	else
+		memcpy(buf, addr + offset, len);
+	kunmap_local(addr);
 }

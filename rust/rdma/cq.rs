@@ -12,6 +12,7 @@ use super::{
     udata::Udata,
 };
 use crate::bindings;
+use core::ptr::NonNull;
 use kernel::prelude::*;
 
 /// What `create_cq` is asked for, and what it answers besides the
@@ -69,6 +70,16 @@ impl<'a> CqCreate<'a> {
         Some(unsafe { Udata::from_raw(&raw mut (*self.attrs).__bindgen_anon_1.hdr.driver_udata) })
     }
 
+    /// The CQ's handlers, for the driver to keep in the CQ's data.
+    pub(crate) fn notifier(&self) -> CqNotifier {
+        // INVARIANT: The CQ being created; the driver keeps the notifier in
+        // its data, which goes with the CQ.
+        CqNotifier {
+            // SAFETY: ib_core's CQ, never null.
+            cq: unsafe { NonNull::new_unchecked(self.cq) },
+        }
+    }
+
     /// Sets the depth ib_core reports (`ib_cq.cqe`).
     pub(crate) fn set_depth(&self, depth: u32) -> Result {
         let depth = i32::try_from(depth).map_err(|_| EINVAL)?;
@@ -94,5 +105,111 @@ impl<'a> CqCreate<'a> {
         // `create_cq`), and it outlives the CQ, whose data holds the queue
         // (ib_core destroys every object of a context before the context).
         unsafe { UserQueue::new(uctx, geo) }
+    }
+}
+
+/// How a completion queue's driver tells ib_core of completions and of
+/// errors: the CQ's completion and event handlers, which ib_core sets
+/// before `create_cq` and never changes (`uverbs_std_types_cq.c`).
+///
+/// # Invariants
+///
+/// `cq` is the `ib_cq` of a CQ that lives at least as long as this value
+/// (the driver keeps it in the CQ's data, and ib_core refuses to destroy a
+/// CQ that a QP uses).
+pub(crate) struct CqNotifier {
+    cq: NonNull<bindings::ib_cq>,
+}
+
+// SAFETY: The handlers may be called from any context and task
+// (`ib_uverbs_comp_handler` locks with irqsave, allocates atomically).
+unsafe impl Send for CqNotifier {}
+// SAFETY: As above: `&self` only calls the handlers.
+unsafe impl Sync for CqNotifier {}
+
+impl CqNotifier {
+    /// Calls the completion handler (`comp_handler(cq, cq_context)`): the
+    /// completion channel of a user CQ gets an event.
+    pub(crate) fn notify(&self) {
+        let cq = self.cq.as_ptr();
+        // SAFETY: The CQ lives (type invariant); its handler and context
+        // were set before `create_cq` and do not change.
+        unsafe {
+            if let Some(handler) = (*cq).comp_handler {
+                handler(cq, (*cq).cq_context);
+            }
+        }
+    }
+
+    /// Reports a CQ overrun (`IB_EVENT_CQ_ERR`) through the event handler.
+    pub(crate) fn overrun(&self) {
+        let cq = self.cq.as_ptr();
+        // SAFETY: As in `notify`; the event is read during the call only.
+        unsafe {
+            if let Some(handler) = (*cq).event_handler {
+                let mut ev: bindings::ib_event = core::mem::zeroed();
+                ev.device = (*cq).device;
+                *ev.element.cq.as_mut() = cq;
+                ev.event = bindings::ib_event_type_IB_EVENT_CQ_ERR;
+                handler(&mut ev, (*cq).cq_context);
+            }
+        }
+    }
+}
+
+/// A completion as a user CQ holds it: `struct ib_uverbs_wc`, which
+/// soft-RoCE's provider copies out of the ring.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct UserWc {
+    pub(crate) wr_id: u64,
+    /// `enum ib_wc_status`.
+    pub(crate) status: u32,
+    /// `enum ib_wc_opcode`.
+    pub(crate) opcode: u32,
+    pub(crate) byte_len: u32,
+    /// Immediate data, as it came on the wire (big endian).
+    pub(crate) imm_data: u32,
+    pub(crate) qp_num: u32,
+    pub(crate) src_qp: u32,
+    /// `IB_WC_GRH`, `IB_WC_WITH_IMM`, ...
+    pub(crate) wc_flags: u32,
+    pub(crate) port_num: u8,
+}
+
+const _: () = assert!(core::mem::size_of::<bindings::ib_uverbs_wc>() == UserWc::ABI_LEN);
+
+/// `IB_WC_SUCCESS`.
+pub(crate) const WC_SUCCESS: u32 = bindings::ib_wc_status_IB_WC_SUCCESS;
+/// `IB_WC_LOC_QP_OP_ERR`.
+pub(crate) const WC_LOC_QP_OP_ERR: u32 = bindings::ib_wc_status_IB_WC_LOC_QP_OP_ERR;
+/// `IB_WC_WR_FLUSH_ERR`.
+pub(crate) const WC_WR_FLUSH_ERR: u32 = bindings::ib_wc_status_IB_WC_WR_FLUSH_ERR;
+/// `IB_WC_SEND`.
+pub(crate) const WC_OP_SEND: u32 = bindings::ib_wc_opcode_IB_WC_SEND;
+/// `IB_WC_RECV`.
+pub(crate) const WC_OP_RECV: u32 = bindings::ib_wc_opcode_IB_WC_RECV;
+/// `IB_WC_GRH`.
+pub(crate) const WC_GRH: u32 = bindings::ib_wc_flags_IB_WC_GRH;
+/// `IB_WC_WITH_IMM`.
+pub(crate) const WC_WITH_IMM: u32 = bindings::ib_wc_flags_IB_WC_WITH_IMM;
+
+impl UserWc {
+    /// The size of `struct ib_uverbs_wc`.
+    pub(crate) const ABI_LEN: usize = 48;
+
+    /// The bytes of `struct ib_uverbs_wc`, fields at their offsets
+    /// (`include/uapi/rdma/ib_user_verbs.h`), pkey index, LIDs and SL 0.
+    pub(crate) fn to_abi(self) -> [u8; Self::ABI_LEN] {
+        let mut b = [0u8; Self::ABI_LEN];
+        b[0..8].copy_from_slice(&self.wr_id.to_ne_bytes());
+        b[8..12].copy_from_slice(&self.status.to_ne_bytes());
+        b[12..16].copy_from_slice(&self.opcode.to_ne_bytes());
+        b[20..24].copy_from_slice(&self.byte_len.to_ne_bytes());
+        b[24..28].copy_from_slice(&self.imm_data.to_ne_bytes());
+        b[28..32].copy_from_slice(&self.qp_num.to_ne_bytes());
+        b[32..36].copy_from_slice(&self.src_qp.to_ne_bytes());
+        b[36..40].copy_from_slice(&self.wc_flags.to_ne_bytes());
+        b[46] = self.port_num;
+        b
     }
 }

@@ -169,6 +169,13 @@ impl MmapHandle {
         })
     }
 
+    /// The memory offered.
+    pub(crate) fn buf(&self) -> &UserBuffer {
+        // SAFETY: By the type invariant the entry, and so its buffer, lives
+        // at least as long as the handle.
+        unsafe { &self.entry.as_ref().buf }
+    }
+
     /// The byte offset to pass to `mmap()` (`rdma_user_mmap_get_offset`).
     pub(crate) fn offset(&self) -> u64 {
         // SAFETY: By the type invariant the entry is live and inserted.

@@ -131,6 +131,99 @@ impl UserQueue {
     }
 }
 
+/// The kernel's side of a queue: the index the kernel owns is the caller's
+/// (kept under the lock of the queue's owner, and published here), the
+/// other one is read from the shared header with acquire ordering and
+/// masked; slots are copied whole, in C, to or from kernel memory. Nothing
+/// read from the shared memory is trusted: indices are masked with the
+/// kernel's own geometry, and a slot is copied out once before it is
+/// looked at.
+impl UserQueue {
+    /// The header of the buffer.
+    fn hdr(&self) -> *mut bindings::rxe_queue_buf {
+        self.handle.buf().as_ptr().cast()
+    }
+
+    /// The bytes of a slot.
+    pub(crate) fn elem_size(&self) -> usize {
+        1 << self.geo.log2_elem_size
+    }
+
+    /// The index after `i`.
+    pub(crate) fn next(&self, i: u32) -> u32 {
+        i.wrapping_add(1) & self.geo.index_mask()
+    }
+
+    /// The producer index, read from userspace's side (send and receive
+    /// queues), masked.
+    pub(crate) fn user_producer(&self) -> u32 {
+        // SAFETY: The header lives as long as `self`; the index is a `u32`
+        // on a cache line of its own, written by userspace only.
+        let v =
+            unsafe { bindings::rverbs_load_acquire_u32(&raw const (*self.hdr()).producer_index) };
+        v & self.geo.index_mask()
+    }
+
+    /// The consumer index, read from userspace's side (completion
+    /// queues), masked.
+    pub(crate) fn user_consumer(&self) -> u32 {
+        // SAFETY: As in `user_producer`.
+        let v =
+            unsafe { bindings::rverbs_load_acquire_u32(&raw const (*self.hdr()).consumer_index) };
+        v & self.geo.index_mask()
+    }
+
+    /// Publishes the kernel's consumer index (send and receive queues):
+    /// the slots before it are free again.
+    pub(crate) fn publish_consumer(&self, i: u32) {
+        // SAFETY: The header lives as long as `self`; the kernel is the only
+        // writer of this index (the caller holds the owner's lock).
+        unsafe {
+            bindings::rverbs_store_release_u32(
+                &raw mut (*self.hdr()).consumer_index,
+                i & self.geo.index_mask(),
+            )
+        };
+    }
+
+    /// Publishes the kernel's producer index (completion queues): the
+    /// slots before it are written.
+    pub(crate) fn publish_producer(&self, i: u32) {
+        // SAFETY: As in `publish_consumer`.
+        unsafe {
+            bindings::rverbs_store_release_u32(
+                &raw mut (*self.hdr()).producer_index,
+                i & self.geo.index_mask(),
+            )
+        };
+    }
+
+    /// The address of slot `i` (masked).
+    fn slot(&self, i: u32) -> *mut u8 {
+        let off = ((i & self.geo.index_mask()) as usize) << self.geo.log2_elem_size;
+        // SAFETY: The slots follow the header; a masked index is within the
+        // buffer (`QueueGeometry::buf_len`).
+        unsafe { self.hdr().add(1).cast::<u8>().add(off) }
+    }
+
+    /// Copies the first `out.len()` bytes of slot `i` (at most a slot).
+    pub(crate) fn read_slot(&self, i: u32, out: &mut [u8]) {
+        let len = out.len().min(self.elem_size());
+        // SAFETY: `out` is ours; the slot has at least `len` bytes; the
+        // copy is done in C, as userspace may write the slot meanwhile.
+        unsafe {
+            bindings::rverbs_copy_from_shared(out.as_mut_ptr().cast(), self.slot(i).cast(), len)
+        };
+    }
+
+    /// Writes `data` (at most a slot) at the start of slot `i`.
+    pub(crate) fn write_slot(&self, i: u32, data: &[u8]) {
+        let len = data.len().min(self.elem_size());
+        // SAFETY: As in `read_slot`, the other way.
+        unsafe { bindings::rverbs_copy_to_shared(self.slot(i).cast(), data.as_ptr().cast(), len) };
+    }
+}
+
 /// Where userspace maps a queue: `struct mminfo` of the soft-RoCE ABI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct MmInfo {

@@ -13,6 +13,7 @@ use kernel::{
         from_err_ptr,
         to_result, //
     },
+    page::PAGE_SIZE,
     prelude::*,
 };
 
@@ -81,6 +82,51 @@ impl Umem {
         unsafe { pages.inc_len(n) };
         umem.pages = pages;
         Ok(umem)
+    }
+
+    /// Copies between the pinned pages and `buf`, from byte `off` of the
+    /// first page on: `EINVAL` past the last page. Any context (the pages
+    /// are mapped for the copy with `kmap_local_page`).
+    fn copy(&self, off: usize, buf: *mut u8, len: usize, to_pages: bool) -> Result {
+        let end = off.checked_add(len).ok_or(EINVAL)?;
+        if end > self.pages.len().checked_mul(PAGE_SIZE).ok_or(EINVAL)? {
+            return Err(EINVAL);
+        }
+        let mut done = 0;
+        while done < len {
+            let at = off + done;
+            let in_page = at % PAGE_SIZE;
+            let n = (PAGE_SIZE - in_page).min(len - done);
+            // SAFETY: The page is pinned while `self` lives (type
+            // invariant); `in_page + n` is within it; `buf` has `len`
+            // bytes (the callers' slices); the copy is done in C, as
+            // userspace may access the page meanwhile.
+            unsafe {
+                bindings::rverbs_copy_page(
+                    self.pages[at / PAGE_SIZE],
+                    in_page,
+                    buf.add(done).cast(),
+                    n,
+                    to_pages,
+                )
+            };
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Fills `dst` from byte `off` of the pinned range (counted from the
+    /// start of its first page).
+    pub(crate) fn read(&self, off: usize, dst: &mut [u8]) -> Result {
+        self.copy(off, dst.as_mut_ptr(), dst.len(), false)
+    }
+
+    /// Writes `src` at byte `off` of the pinned range (counted from the
+    /// start of its first page). The caller checks that the memory was
+    /// pinned for writing (local write access).
+    pub(crate) fn write(&self, off: usize, src: &[u8]) -> Result {
+        // The helper only reads `buf` when copying to the pages.
+        self.copy(off, src.as_ptr().cast_mut(), src.len(), true)
     }
 
     /// ib_core's check of a change of access flags (`flags` as of

@@ -4,15 +4,18 @@
 //! in the layout and with the geometry of soft-RoCE's (`rxe_cq.c`), so
 //! that rdma-core's rxe provider uses it unchanged.
 //!
-//! Nothing produces completions yet (rv0 has no QPs): a CQ can be created,
-//! mapped, polled empty, armed and destroyed, with soft-RoCE's limits and
-//! errors.
+//! The QPs on a CQ queue their completions with [`CqCore::post`]; userspace
+//! polls them from the ring.
 
 use super::device::Rv;
 use crate::{
     errno::eopnotsupp,
     rdma::{
-        cq::CqCreate,
+        cq::{
+            CqCreate,
+            CqNotifier,
+            UserWc, //
+        },
         driver::DriverDevice,
         ring::{
             MmInfo,
@@ -23,10 +26,11 @@ use crate::{
     },
 };
 use kernel::{
+    new_spinlock,
     prelude::*,
-    sync::atomic::{
-        Atomic,
-        Relaxed, //
+    sync::{
+        Arc,
+        SpinLock, //
     },
 };
 
@@ -39,17 +43,82 @@ pub(crate) const MAX_CQE: u32 = (1 << 15) - 1;
 /// `struct rxe_create_cq_resp { struct mminfo mi; }`.
 const CREATE_CQ_RESP_LEN: usize = MmInfo::ABI_LEN;
 
-/// `IB_CQ_SOLICITED_MASK`: the events `req_notify_cq` arms
-/// (`IB_CQ_SOLICITED`, `IB_CQ_NEXT_COMP`).
-const NOTIFY_MASK: u32 = 3;
+/// `IB_CQ_SOLICITED`.
+const SOLICITED: u32 = 1;
+/// `IB_CQ_NEXT_COMP`.
+const NEXT_COMP: u32 = 2;
+/// `IB_CQ_SOLICITED_MASK`: the events `req_notify_cq` arms.
+const NOTIFY_MASK: u32 = SOLICITED | NEXT_COMP;
+/// `IB_CQ_REPORT_MISSED_EVENTS`.
+const REPORT_MISSED_EVENTS: u32 = 4;
+
+/// What the data path changes in a CQ, under its lock.
+struct CqState {
+    /// The kernel's producer index.
+    producer: u32,
+    /// The events asked for by `req_notify_cq` (`IB_CQ_SOLICITED`,
+    /// `IB_CQ_NEXT_COMP`), until a completion fires them.
+    notify: u32,
+}
+
+/// The part of a CQ that its QPs share: the ring and what fills it.
+#[pin_data]
+pub(crate) struct CqCore {
+    /// The ring, offered to the process until the CQ is destroyed.
+    queue: UserQueue,
+    /// ib_core's handlers of the CQ.
+    notifier: CqNotifier,
+    /// The producer index and the armed events, under the lock soft-RoCE
+    /// calls `cq_lock` (process context only today, as the data path
+    /// runs from the doorbell; irq-safe once packets arrive from the
+    /// network).
+    #[pin]
+    state: SpinLock<CqState>,
+}
+
+/// Why a completion could not be queued.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct CqFull;
+
+impl CqCore {
+    /// Queues a completion (`rxe_cq.c:rxe_cq_post`): `CqFull` when the ring
+    /// is full, after `IB_EVENT_CQ_ERR`; calls the completion handler if
+    /// the CQ was armed for it (any completion, or a solicited one).
+    pub(crate) fn post(&self, wc: &UserWc, solicited: bool) -> core::result::Result<(), CqFull> {
+        let mut slot = [0u8; RXE_CQE_SIZE];
+        slot[..UserWc::ABI_LEN].copy_from_slice(&wc.to_abi());
+        let mut st = self.state.lock();
+        let next = self.queue.next(st.producer);
+        if next == self.queue.user_consumer() {
+            drop(st);
+            self.notifier.overrun();
+            return Err(CqFull);
+        }
+        self.queue.write_slot(st.producer, &slot);
+        st.producer = next;
+        self.queue.publish_producer(next);
+        let fire = st.notify & NEXT_COMP != 0 || (solicited && st.notify & SOLICITED != 0);
+        if fire {
+            st.notify = 0;
+        }
+        drop(st);
+        if fire {
+            self.notifier.notify();
+        }
+        Ok(())
+    }
+}
 
 /// A completion queue of rv0.
 pub(crate) struct SwCq {
-    /// The ring, offered to the process until the CQ is destroyed.
-    _queue: UserQueue,
-    /// The events asked for by `req_notify_cq` (`IB_CQ_SOLICITED`,
-    /// `IB_CQ_NEXT_COMP`), until a completion fires them.
-    notify: Atomic<u32>,
+    core: Arc<CqCore>,
+}
+
+impl SwCq {
+    /// The part its QPs keep.
+    pub(crate) fn core(&self) -> Arc<CqCore> {
+        self.core.clone()
+    }
 }
 
 /// `create_cq` of rv0, in soft-RoCE's order of checks
@@ -73,10 +142,18 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
         let queue = req.user_queue(geo)?;
         udata.write_out(&queue.mminfo().to_abi())?;
         req.set_depth(geo.depth())?;
-        Ok(SwCq {
-            _queue: queue,
-            notify: Atomic::new(0),
-        })
+        let core = Arc::pin_init(
+            pin_init!(CqCore {
+                queue,
+                notifier: req.notifier(),
+                state <- new_spinlock!(CqState {
+                    producer: 0,
+                    notify: 0,
+                }),
+            }),
+            GFP_KERNEL,
+        )?;
+        Ok(SwCq { core })
     })();
     if cq.is_err() {
         dev.cqs().put();
@@ -85,17 +162,20 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
 }
 
 /// `destroy_cq` of rv0: the ring goes with the data (its mapping, if
-/// any, keeps its pages until it is unmapped).
+/// any, keeps its pages until it is unmapped). ib_core has refused this
+/// while a QP uses the CQ, so its QPs' references are gone.
 pub(crate) fn destroy_cq(dev: &DriverDevice<Rv>, _cq: &SwCq) {
     dev.cqs().put();
 }
 
-/// `req_notify_cq` of rv0: remembers what to signal. Nothing is ever
-/// queued yet, so no event can have been missed.
+/// `req_notify_cq` of rv0 (`rxe_verbs.c:rxe_req_notify_cq`): remembers what
+/// to signal; with `IB_CQ_REPORT_MISSED_EVENTS`, says whether completions
+/// are already waiting.
 pub(crate) fn req_notify_cq(cq: &SwCq, flags: u32) -> bool {
-    let mut cur = cq.notify.load(Relaxed);
-    while let Err(now) = cq.notify.cmpxchg(cur, cur | (flags & NOTIFY_MASK), Relaxed) {
-        cur = now;
-    }
-    false
+    let core = &cq.core;
+    let mut st = core.state.lock();
+    st.notify |= flags & NOTIFY_MASK;
+    let waiting = st.producer != core.queue.user_consumer();
+    drop(st);
+    flags & REPORT_MISSED_EVENTS != 0 && waiting
 }

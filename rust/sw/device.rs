@@ -8,13 +8,16 @@ use super::{
         self,
         SwCq, //
     },
+    datapath,
     ids::Ids,
     mr::{
         self,
+        MrCore,
         SwMr, //
     },
     qp::{
         self,
+        QpCore,
         SwQp, //
     },
 };
@@ -40,6 +43,7 @@ use crate::{
                 PortImmutable,
                 PortState, //
             },
+            ops::QpObjects,
             Driver, DriverDevice,
         },
         mr::{
@@ -51,6 +55,7 @@ use crate::{
             QpModify,
             QpQuery, //
         },
+        table::RcuTable,
         udata::Udata,
     },
 };
@@ -253,6 +258,12 @@ pub(crate) struct SwDevice {
     /// must not clash in debugfs first).
     #[pin]
     debugfs: Mutex<Option<Debugfs>>,
+    /// The QPs by number, for the data path.
+    #[pin]
+    qp_table: RcuTable<QpCore>,
+    /// The memory regions by index (a key's upper 24 bits).
+    #[pin]
+    mr_table: RcuTable<MrCore>,
 }
 
 /// The node GUID of a MAC address: its modified EUI-64
@@ -279,6 +290,8 @@ impl SwDevice {
             netdev <- new_spinlock!(Some(TrackedNetDevice::new(ndev))),
             res: Arc::pin_init(Resources::new(limits), GFP_KERNEL)?,
             debugfs <- new_mutex!(None),
+            qp_table <- RcuTable::new(),
+            mr_table <- RcuTable::new(),
         }? Error)
     }
 
@@ -321,6 +334,21 @@ impl SwDevice {
     /// The MR indexes.
     pub(crate) fn mrs(&self) -> &Ids {
         &self.res.mrs
+    }
+
+    /// The QPs by number.
+    pub(crate) fn qp_table(&self) -> &RcuTable<QpCore> {
+        &self.qp_table
+    }
+
+    /// The memory regions by index.
+    pub(crate) fn mr_table(&self) -> &RcuTable<MrCore> {
+        &self.mr_table
+    }
+
+    /// The address vector of AH number `num`.
+    pub(crate) fn ah_vector(&self, num: u32) -> Option<AddressVector> {
+        self.res.ahs.get(num)
     }
 
     /// Creates `<dir>/<name>/` with the device's files, if the device has
@@ -542,17 +570,25 @@ impl Driver for Rv {
         Ok(cq::req_notify_cq(cq, flags))
     }
 
-    fn create_qp(dev: &DriverDevice<Self>, req: &QpCreate<'_>) -> impl PinInit<SwQp, Error> {
-        qp::create_qp(dev, req)
+    fn create_qp(
+        dev: &DriverDevice<Self>,
+        req: &QpCreate<'_>,
+        objs: QpObjects<'_, Self>,
+    ) -> impl PinInit<SwQp, Error> {
+        qp::create_qp(dev, req, objs)
+    }
+
+    fn post_send(dev: &DriverDevice<Self>, qp: &SwQp) -> Result {
+        datapath::post_send(dev, qp)
     }
 
     fn modify_qp(
-        _dev: &DriverDevice<Self>,
+        dev: &DriverDevice<Self>,
         qp: &SwQp,
         req: &QpModify<'_>,
         _udata: Option<&Udata>,
     ) -> Result {
-        qp::modify_qp(qp, req)
+        qp::modify_qp(dev, qp, req)
     }
 
     fn query_qp(_dev: &DriverDevice<Self>, qp: &SwQp, query: QpQuery) -> Result {

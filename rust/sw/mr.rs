@@ -5,7 +5,8 @@
 //! `rxe_mr.c:rxe_mr_init_user`), changed in place by `rereg_user_mr`
 //! (its PD and access flags, as soft-RoCE), released by `dereg_mr`.
 //!
-//! Nothing reads or writes the pages yet: there is no data path.
+//! The data path finds a region by its key ([`find`]) under RCU, checks
+//! it ([`MrCore::check`]) and copies to or from its pages.
 
 use super::{
     device::{
@@ -30,8 +31,13 @@ use crate::{
 };
 use kernel::{
     new_spinlock,
+    page::PAGE_SIZE,
     prelude::*,
-    sync::SpinLock, //
+    sync::{
+        rcu,
+        Arc,
+        SpinLock, //
+    },
 };
 
 /// The first MR index (soft-RoCE's `RXE_MIN_MR_INDEX`).
@@ -71,6 +77,7 @@ pub(crate) fn mr_indexes() -> impl PinInit<Ids> {
 }
 
 /// What `rereg_user_mr` changes.
+#[derive(Clone, Copy)]
 struct Binding {
     /// The PD ([`SwPd::id`]).
     pd: u64,
@@ -79,7 +86,6 @@ struct Binding {
 }
 
 /// What a region is made of, fixed at registration.
-#[expect(dead_code, reason = "for the data path (next step)")]
 struct Parts {
     /// Its index in the device's table: the key's upper 24 bits.
     index: u32,
@@ -93,9 +99,9 @@ struct Parts {
     umem: Umem,
 }
 
-/// A memory region of rv0.
+/// A memory region, as the data path finds it in the device's table.
 #[pin_data]
-pub(crate) struct SwMr {
+pub(crate) struct MrCore {
     parts: Parts,
     /// The PD and access flags, changed by `rereg_user_mr` (soft-RoCE
     /// changes them unlocked; the data path will read them here).
@@ -114,10 +120,34 @@ pub(crate) fn reg_user_mr(
         pd: pd.id(),
         access: req.access(),
     };
-    try_pin_init!(SwMr {
-        parts: parts?,
-        binding <- new_spinlock!(binding),
-    }? Error)
+    let published = parts.and_then(|parts| {
+        let index = parts.index;
+        let core = Arc::pin_init(
+            pin_init!(MrCore {
+                parts,
+                binding <- new_spinlock!(binding),
+            }),
+            GFP_KERNEL,
+        );
+        let core = match core {
+            Ok(core) => core,
+            Err(e) => {
+                dev.mrs().put(index);
+                return Err(e);
+            }
+        };
+        if let Err(e) = dev.mr_table().insert(index, core.clone()) {
+            dev.mrs().put(index);
+            return Err(e);
+        }
+        Ok(core)
+    });
+    published.map(|core| SwMr { core })
+}
+
+/// A memory region of rv0: its part in the device's table.
+pub(crate) struct SwMr {
+    core: Arc<MrCore>,
 }
 
 /// The index, key and pages of a new region.
@@ -156,6 +186,7 @@ pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
     if flags & !SUPPORTED_REREG != 0 {
         return Err(eopnotsupp());
     }
+    let mr = &mr.core;
     mr.parts.umem.check_rereg(flags, req.access())?;
     if flags & rereg::ACCESS != 0 && req.access() & !SUPPORTED_ACCESS != 0 {
         return Err(eopnotsupp());
@@ -170,8 +201,76 @@ pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
     Ok(())
 }
 
-/// `dereg_mr` of rv0: the pages are unpinned as the data is dropped, the
-/// index goes back.
+/// `dereg_mr` of rv0: out of the table once no reader can see it, the
+/// index goes back; the pages are unpinned as the data is dropped.
 pub(crate) fn dereg_mr(dev: &DriverDevice<Rv>, mr: &SwMr) {
-    dev.mrs().put(mr.parts.index);
+    let index = mr.core.parts.index;
+    drop(dev.mr_table().remove(index));
+    dev.mrs().put(index);
+}
+
+/// Why a region refuses an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MrError {
+    /// No region has the key (or another key of its index).
+    NoKey,
+    /// The region belongs to another PD.
+    OtherPd,
+    /// The region does not allow local writes.
+    NotWritable,
+    /// The range is not within the region.
+    OutOfRange,
+}
+
+/// The region with `key`, for as long as `guard` lasts.
+pub(crate) fn find<'a>(
+    dev: &DriverDevice<Rv>,
+    guard: &'a rcu::Guard,
+    key: u32,
+) -> core::result::Result<&'a MrCore, MrError> {
+    let mr = dev.mr_table().get(guard, key >> 8).ok_or(MrError::NoKey)?;
+    if mr.parts.key != key {
+        return Err(MrError::NoKey);
+    }
+    Ok(mr)
+}
+
+impl MrCore {
+    /// soft-RoCE's checks of a local access (`rxe_mr.c:lookup_mr`,
+    /// `mr_check_range`): the PD, local write access when writing, and
+    /// `[addr, addr + len)` within the region. Returns the offset of
+    /// `addr` from the start of the first pinned page.
+    pub(crate) fn check(
+        &self,
+        pd: u64,
+        write: bool,
+        addr: u64,
+        len: u64,
+    ) -> core::result::Result<usize, MrError> {
+        let b = *self.binding.lock();
+        if b.pd != pd {
+            return Err(MrError::OtherPd);
+        }
+        if write && b.access & access::LOCAL_WRITE == 0 {
+            return Err(MrError::NotWritable);
+        }
+        let p = &self.parts;
+        if addr < p.iova || len > p.length || addr - p.iova > p.length - len {
+            return Err(MrError::OutOfRange);
+        }
+        // The first page starts at the page of `iova` (ib_core made `start`
+        // and `iova` share their offset in a page).
+        let first = p.iova & (PAGE_SIZE as u64 - 1);
+        usize::try_from(addr - p.iova + first).map_err(|_| MrError::OutOfRange)
+    }
+
+    /// Fills `dst` from offset `off` (from [`MrCore::check`]).
+    pub(crate) fn read(&self, off: usize, dst: &mut [u8]) -> Result {
+        self.parts.umem.read(off, dst)
+    }
+
+    /// Writes `src` at offset `off` (from [`MrCore::check`] with `write`).
+    pub(crate) fn write(&self, off: usize, src: &[u8]) -> Result {
+        self.parts.umem.write(off, src)
+    }
 }

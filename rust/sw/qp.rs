@@ -6,18 +6,22 @@
 //! unchanged.
 //!
 //! A QP can be created, moved through the states of ib_core's table for
-//! UD, queried and destroyed, with soft-RoCE's limits, checks and errors.
-//! Nothing is sent or received yet: `post_send` and `post_recv` still fail
-//! with `EOPNOTSUPP`, and the rings are never read.
+//! UD, queried and destroyed, with soft-RoCE's limits, checks and errors;
+//! the data path (`super::datapath`) sends what its send ring holds when
+//! userspace rings the doorbell and fills its receive ring.
 
 use super::{
+    cq::CqCore,
     device::Rv,
     ids::Ids, //
 };
 use crate::{
     errno::eopnotsupp,
     rdma::{
-        driver::DriverDevice,
+        driver::{
+            ops::QpObjects,
+            DriverDevice, //
+        },
         qp::{
             mask,
             QpAttrs,
@@ -39,9 +43,13 @@ use crate::{
     },
 };
 use kernel::{
-    new_spinlock,
+    new_mutex, new_spinlock,
     prelude::*,
-    sync::SpinLock, //
+    sync::{
+        Arc,
+        Mutex,
+        SpinLock, //
+    },
 };
 
 /// The first QP number given to a QP (soft-RoCE's `RXE_MIN_QP_INDEX`;
@@ -82,6 +90,9 @@ const INITIAL_PATH_MTU: u32 = 1;
 /// The 24 bits of a packet sequence number (`BTH_PSN_MASK`).
 const PSN_MASK: u32 = 0xff_ffff;
 
+/// The largest payload of a message: the largest path MTU, 4096 bytes.
+pub(crate) const MAX_PAYLOAD: usize = 4096;
+
 /// `struct rxe_create_qp_resp { struct mminfo rq_mi; struct mminfo sq_mi; }`.
 const CREATE_QP_RESP_LEN: usize = 2 * MmInfo::ABI_LEN;
 
@@ -91,29 +102,72 @@ pub(crate) fn qp_numbers() -> impl PinInit<Ids> {
     Ids::new(MIN_QPN, MAX_QPN, MAX_QP)
 }
 
-/// What a QP is made of, fixed at creation.
-struct Parts {
-    /// Its number.
-    qpn: u32,
-    /// The send ring, offered to the process until the QP is destroyed.
-    _sq: UserQueue,
-    /// The receive ring, likewise.
-    _rq: UserQueue,
-    /// The capacities, as returned at creation.
-    cap: QpCap,
-    /// Whether every send work request completes.
-    sq_sig_all: bool,
+/// What the send path keeps between doorbells, under the QP's send lock.
+pub(crate) struct SendState {
+    /// The kernel's consumer index of the send ring.
+    pub(crate) consumer: u32,
+    /// A send slot, copied out of the ring (the ring's element size).
+    pub(crate) wqe: KVec<u8>,
+    /// The payload of a message being sent (the largest MTU).
+    pub(crate) payload: KVec<u8>,
 }
 
-/// A queue pair of rv0.
+/// What the receive path keeps, under the QP's receive lock.
+pub(crate) struct RecvState {
+    /// The kernel's consumer index of the receive ring.
+    pub(crate) consumer: u32,
+    /// A receive slot, copied out of the ring.
+    pub(crate) wqe: KVec<u8>,
+}
+
+/// A QP as the data path finds it in the device's table.
 #[pin_data]
-pub(crate) struct SwQp {
-    parts: Parts,
+pub(crate) struct QpCore {
+    /// Its number.
+    pub(crate) qpn: u32,
+    /// Its PD ([`super::device::SwPd::id`]).
+    pub(crate) pd: u64,
+    /// The send ring, offered to the process until the QP is destroyed.
+    pub(crate) sq: UserQueue,
+    /// The receive ring, likewise.
+    pub(crate) rq: UserQueue,
+    /// The capacities, as returned at creation.
+    pub(crate) cap: QpCap,
+    /// Whether every send work request completes.
+    pub(crate) sq_sig_all: bool,
+    /// The CQs.
+    pub(crate) send_cq: Arc<CqCore>,
+    pub(crate) recv_cq: Arc<CqCore>,
     /// The attributes `modify_qp` sets, under the lock soft-RoCE calls
-    /// `state_lock` (taken in process context only today: the data path
-    /// will need it irq-safe, as soft-RoCE's).
+    /// `state_lock` (process context only today: the data path will need
+    /// it irq-safe, as soft-RoCE's, once packets come from the network).
     #[pin]
-    attrs: SpinLock<QpAttrs>,
+    pub(crate) attrs: SpinLock<QpAttrs>,
+    /// The send path: one doorbell at a time (they may sleep).
+    #[pin]
+    pub(crate) send: Mutex<SendState>,
+    /// The receive path: one message at a time.
+    #[pin]
+    pub(crate) recv: SpinLock<RecvState>,
+}
+
+impl QpCore {
+    /// The QP's state.
+    pub(crate) fn state(&self) -> QpState {
+        self.attrs.lock().qp_state
+    }
+}
+
+/// A queue pair of rv0: its part in the device's table.
+pub(crate) struct SwQp {
+    core: Arc<QpCore>,
+}
+
+impl SwQp {
+    /// The part the data path uses.
+    pub(crate) fn core(&self) -> &QpCore {
+        &self.core
+    }
 }
 
 /// soft-RoCE's capacity checks (`rxe_qp.c:rxe_qp_chk_cap`): `EINVAL` past
@@ -131,18 +185,11 @@ fn check_cap(cap: &QpCap, has_srq: bool) -> Result {
 
 /// `create_qp` of rv0, in soft-RoCE's order of checks
 /// (`rxe_verbs.c:rxe_create_qp`, `rxe_qp.c:rxe_qp_chk_init`).
-pub(crate) fn create_qp(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> impl PinInit<SwQp, Error> {
-    let parts = make_parts(dev, req);
-    try_pin_init!(SwQp {
-        parts: parts?,
-        attrs <- new_spinlock!(QpAttrs {
-            path_mtu: INITIAL_PATH_MTU,
-            ..QpAttrs::default()
-        }),
-    }? Error)
-}
-
-fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
+pub(crate) fn create_qp(
+    dev: &DriverDevice<Rv>,
+    req: &QpCreate<'_>,
+    objs: QpObjects<'_, Rv>,
+) -> Result<SwQp> {
     // No kernel QPs: they would need kernel CQs, which rv0 leaves out.
     let udata = req.udata().ok_or_else(eopnotsupp)?;
     if udata.inlen() != 0 || udata.outlen() < CREATE_QP_RESP_LEN {
@@ -155,9 +202,9 @@ fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
     if req.qp_type() != QpType::Ud {
         return Err(eopnotsupp());
     }
-    if !req.has_cqs() {
+    let (Some(pd), Some(send_cq), Some(recv_cq)) = (objs.pd, objs.send_cq, objs.recv_cq) else {
         return Err(EINVAL);
-    }
+    };
     // rv0 has no shared receive queues (no `create_srq`), so none can be
     // given; said plainly should that change.
     if req.has_srq() {
@@ -166,7 +213,7 @@ fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
     let asked = req.cap();
     check_cap(&asked, false)?;
     let qpn = dev.qps().take(GFP_KERNEL)?;
-    let parts = (|| {
+    let qp = (|| {
         // The send ring (`rxe_init_sq`): room in each slot for the largest
         // list of SGEs or for the inline data, whichever is larger.
         // CAST: 16 bytes.
@@ -193,20 +240,47 @@ fn make_parts(dev: &DriverDevice<Rv>, req: &QpCreate<'_>) -> Result<Parts> {
             max_recv_sge: asked.max_recv_sge,
             max_inline_data: room,
         };
+        let mut swqe = KVec::new();
+        swqe.resize(sq.elem_size(), 0, GFP_KERNEL)?;
+        let mut rwqe = KVec::new();
+        rwqe.resize(rq.elem_size(), 0, GFP_KERNEL)?;
+        let mut payload = KVec::new();
+        payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
+        let core = Arc::pin_init(
+            pin_init!(QpCore {
+                qpn,
+                pd: pd.id(),
+                sq,
+                rq,
+                cap,
+                sq_sig_all: req.sq_sig_all(),
+                send_cq: send_cq.core(),
+                recv_cq: recv_cq.core(),
+                attrs <- new_spinlock!(QpAttrs {
+                    path_mtu: INITIAL_PATH_MTU,
+                    ..QpAttrs::default()
+                }),
+                send <- new_mutex!(SendState {
+                    consumer: 0,
+                    wqe: swqe,
+                    payload,
+                }),
+                recv <- new_spinlock!(RecvState {
+                    consumer: 0,
+                    wqe: rwqe,
+                }),
+            }),
+            GFP_KERNEL,
+        )?;
+        dev.qp_table().insert(qpn, core.clone())?;
         req.set_cap(cap);
         req.set_qp_num(qpn);
-        Ok(Parts {
-            qpn,
-            _sq: sq,
-            _rq: rq,
-            cap,
-            sq_sig_all: req.sq_sig_all(),
-        })
+        Ok(SwQp { core })
     })();
-    if parts.is_err() {
+    if qp.is_err() {
         dev.qps().put(qpn);
     }
-    parts
+    qp
 }
 
 /// soft-RoCE's checks of the attributes (`rxe_qp.c:rxe_qp_chk_attr`),
@@ -249,7 +323,8 @@ fn rd_atomic(n: u8) -> u8 {
 /// `modify_qp` of rv0 (`rxe_verbs.c:rxe_modify_qp`,
 /// `rxe_qp.c:rxe_qp_from_attr`): a state change follows ib_core's table,
 /// the other attributes are recorded.
-pub(crate) fn modify_qp(qp: &SwQp, req: &QpModify<'_>) -> Result {
+pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -> Result {
+    let qp = &*qp.core;
     let m = req.mask();
     if m & !mask::STANDARD_BITS != 0 {
         return Err(eopnotsupp());
@@ -321,21 +396,30 @@ pub(crate) fn modify_qp(qp: &SwQp, req: &QpModify<'_>) -> Result {
     if m & mask::DEST_QPN != 0 {
         a.dest_qp_num = given.dest_qp_num;
     }
+    let to_error = m & mask::STATE != 0 && a.qp_state == QpState::Err;
     drop(a);
     if drained {
         req.notify_sq_drained();
+    }
+    if to_error {
+        super::datapath::flush(dev, qp);
     }
     Ok(())
 }
 
 /// `query_qp` of rv0 (`rxe_qp.c:rxe_qp_to_attr`, `rxe_qp_to_init`).
 pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
+    let qp = &qp.core;
     let attrs = *qp.attrs.lock();
-    query.answer(&attrs, qp.parts.cap, qp.parts.sq_sig_all);
+    query.answer(&attrs, qp.cap, qp.sq_sig_all);
 }
 
-/// `destroy_qp` of rv0: the rings go with the data (their mappings, if
-/// any, keep their pages until they are unmapped), the number goes back.
+/// `destroy_qp` of rv0: out of the table once no sender can see it, the
+/// number goes back; the rings go with the data (their mappings, if any,
+/// keep their pages until they are unmapped). Nothing completes (as
+/// soft-RoCE, which flushes without completions at destruction).
 pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
-    dev.qps().put(qp.parts.qpn);
+    let qpn = qp.core.qpn;
+    drop(dev.qp_table().remove(qpn));
+    dev.qps().put(qpn);
 }

@@ -43,6 +43,11 @@ pub(crate) enum Mtu {
 }
 
 impl Mtu {
+    /// The MTU in bytes.
+    pub(crate) fn bytes(self) -> usize {
+        128 << (self as usize)
+    }
+
     /// The IBTA MTU for a netdev MTU, as ib_core computes it for RoCE
     /// (`iboe_get_mtu`: room for the largest headers is kept), at least
     /// 256.

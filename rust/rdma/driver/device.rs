@@ -169,10 +169,15 @@ impl<T: Driver> NewDevice<T> {
             (*ib).phys_port_cnt = info.phys_port_cnt;
             (*ib).num_comp_vectors = info.num_comp_vectors.try_into().unwrap_or(1);
             // uverbs offers a write command only if its bit is in the
-            // mask; `_ib_alloc_device` sets the usual ones, not this one.
+            // mask; `_ib_alloc_device` sets the usual ones, not these.
             if T::HAS_REQ_NOTIFY_CQ {
                 (*ib).uverbs_cmd_mask |=
                     1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_REQ_NOTIFY_CQ;
+            }
+            // Likewise the doorbell of soft-RoCE's provider.
+            if T::HAS_POST_SEND {
+                (*ib).uverbs_cmd_mask |=
+                    1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_POST_SEND;
             }
             (*ib).node_guid = u64::from_ne_bytes(info.node_guid);
         }

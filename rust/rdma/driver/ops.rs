@@ -36,6 +36,17 @@ use kernel::{
     sync::aref::ARef, //
 };
 
+/// The driver's data of the objects a QP is made on, as far as ib_core set
+/// them (`None` where the QP type has none).
+pub(crate) struct QpObjects<'a, T: Driver> {
+    /// The PD.
+    pub(crate) pd: Option<&'a T::Pd>,
+    /// The send CQ.
+    pub(crate) send_cq: Option<&'a T::Cq>,
+    /// The receive CQ.
+    pub(crate) recv_cq: Option<&'a T::Cq>,
+}
+
 /// An RDMA driver: the operations of its devices.
 ///
 /// The associated types are the driver's data of each object, stored after
@@ -195,9 +206,24 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// capacities ([`QpCreate::set_cap`]) and answers userspace itself.
     /// Implementing it also puts `destroy_qp`, `mmap` and `mmap_free` in
     /// the table.
+    /// `objs` are the data of the QP's PD and CQs (none of a driver's
+    /// own type is missing: uverbs takes every handle from one file, so
+    /// from one device).
     #[expect(unreachable_code, reason = "a driver without it never calls it")]
-    fn create_qp(_dev: &DriverDevice<Self>, _qp: &QpCreate<'_>) -> impl PinInit<Self::Qp, Error> {
+    fn create_qp(
+        _dev: &DriverDevice<Self>,
+        _qp: &QpCreate<'_>,
+        _objs: QpObjects<'_, Self>,
+    ) -> impl PinInit<Self::Qp, Error> {
         Err::<Self::Qp, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Rings the doorbell of a user QP's send queue (`post_send` with the
+    /// work requests in the queue that userspace maps, as soft-RoCE's
+    /// provider posts them): the driver takes what userspace queued.
+    /// Calls for one QP may run concurrently.
+    fn post_send(_dev: &DriverDevice<Self>, _qp: &Self::Qp) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Changes a queue pair's state and attributes (`modify_qp`). Calls

@@ -165,7 +165,11 @@ impl<T: Driver> Vtable<T> {
         } else {
             Some(unsupported::destroy_qp)
         },
-        post_send: Some(unsupported::post_send),
+        post_send: if T::HAS_POST_SEND {
+            Some(Self::post_send)
+        } else {
+            Some(unsupported::post_send)
+        },
         post_recv: Some(unsupported::post_recv),
         create_cq: if T::HAS_CREATE_CQ {
             Some(Self::create_cq)

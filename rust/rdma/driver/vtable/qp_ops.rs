@@ -14,6 +14,7 @@ use crate::{
     rdma::{
         driver::{
             object::Object,
+            ops::QpObjects,
             Driver, //
         },
         qp::{
@@ -46,8 +47,50 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The caller's promise.
         let (dev, req) = unsafe { (dev::<T>((*qp).device), QpCreate::from_raw(qp, init, udata)) };
+        // SAFETY: ib_core set the PD and CQs it holds for the QP (and
+        // counts their uses), of this device, so of this table, live with
+        // initialised data for the call.
+        let objs = unsafe {
+            QpObjects {
+                pd: (*qp).pd.as_mut().map(|pd| Object::<_, T::Pd>::data(pd)),
+                send_cq: (*qp)
+                    .send_cq
+                    .as_mut()
+                    .map(|cq| Object::<_, T::Cq>::data(cq)),
+                recv_cq: (*qp)
+                    .recv_cq
+                    .as_mut()
+                    .map(|cq| Object::<_, T::Cq>::data(cq)),
+            }
+        };
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
-        from_result(|| unsafe { Object::init(qp, T::create_qp(dev, &req)) }.map(|()| 0))
+        from_result(|| unsafe { Object::init(qp, T::create_qp(dev, &req, objs)) }.map(|()| 0))
+    }
+
+    /// `ib_device_ops.post_send`.
+    ///
+    /// # Safety
+    ///
+    /// `qp` was set up by a successful `create_qp` of this table and is not
+    /// destroyed before this call returns (uverbs holds the object); `wr`
+    /// is null (the doorbell of soft-RoCE's provider) or a list valid for
+    /// the call; `bad_wr` is valid for writes.
+    pub(super) unsafe extern "C" fn post_send(
+        qp: *mut bindings::ib_qp,
+        wr: *const bindings::ib_send_wr,
+        bad_wr: *mut *const bindings::ib_send_wr,
+    ) -> c_int {
+        // SAFETY: The QP is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`.
+        let (dev, data) = unsafe { (dev::<T>((*qp).device), Object::<_, T::Qp>::data(qp)) };
+        // rv0's QPs are user QPs: the work requests are in the send queue,
+        // and a list, if any, is not looked at (as soft-RoCE for user QPs).
+        let ret = from_result(|| T::post_send(dev, data).map(|()| 0));
+        if ret != 0 {
+            // SAFETY: Valid for writes (the caller's promise).
+            unsafe { *bad_wr = wr };
+        }
+        ret
     }
 
     /// `ib_device_ops.modify_qp`.

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Tables of objects that the data path finds by number under RCU: QPs by
+//! QP number, memory regions by key index.
+//!
+//! C header: [`include/linux/xarray.h`](srctree/include/linux/xarray.h)
+
+use crate::bindings;
+use core::marker::PhantomData;
+use kernel::{
+    error::to_result,
+    prelude::*,
+    sync::{
+        rcu,
+        Arc, //
+    },
+    types::Opaque,
+};
+
+/// Objects published at numbers, found without a lock under RCU.
+///
+/// An entry holds a reference ([`Arc`]) to its object. Readers borrow an
+/// object for as long as their RCU read-side critical section lasts
+/// ([`RcuTable::get`]); [`RcuTable::remove`] unpublishes an entry and waits
+/// for a grace period before it gives the table's reference back, so no
+/// reader still sees the object when the caller drops it. Inserting and
+/// removing may sleep (process context); reading works in any context.
+///
+/// # Invariants
+///
+/// `xa` is an initialised xarray whose every entry comes from
+/// `Arc::<T>::into_raw` and owns that reference.
+#[pin_data(PinnedDrop)]
+pub(crate) struct RcuTable<T: Send + Sync> {
+    #[pin]
+    xa: Opaque<bindings::xarray>,
+    _objects: PhantomData<Arc<T>>,
+}
+
+// SAFETY: The xarray has its own lock for writers and RCU for readers; the
+// objects are `Send + Sync` and shared through `Arc`.
+unsafe impl<T: Send + Sync> Send for RcuTable<T> {}
+// SAFETY: As above: every method takes `&self` and is safe to call
+// concurrently.
+unsafe impl<T: Send + Sync> Sync for RcuTable<T> {}
+
+/// The xarray index of number `n`.
+fn index(n: u32) -> usize {
+    // CAST: `usize` is at least 32 bits wide wherever the kernel builds Rust.
+    n as usize
+}
+
+impl<T: Send + Sync> RcuTable<T> {
+    /// An empty table, initialised in place.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            // SAFETY: `xa_init_flags` initialises the xarray in place.
+            xa <- Opaque::ffi_init(|xa| unsafe { bindings::xa_init_flags(xa, 0) }),
+            _objects: PhantomData,
+        })
+    }
+
+    /// Publishes `obj` at `n`: `EBUSY` if `n` is taken, `ENOMEM`. May
+    /// sleep.
+    pub(crate) fn insert(&self, n: u32, obj: Arc<T>) -> Result {
+        let ptr = Arc::into_raw(obj);
+        // SAFETY: The xarray is initialised (type invariant); the entry is
+        // a reference the table owns from here on (type invariant).
+        let ret =
+            unsafe { bindings::rverbs_xa_insert(self.xa.get(), index(n), ptr.cast_mut().cast()) };
+        if let Err(e) = to_result(ret) {
+            // SAFETY: Not inserted: the reference is still ours.
+            drop(unsafe { Arc::from_raw(ptr) });
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The object at `n`, for as long as the read-side critical section of
+    /// `guard` lasts.
+    pub(crate) fn get<'a>(&self, _guard: &'a rcu::Guard, n: u32) -> Option<&'a T> {
+        // SAFETY: The xarray is initialised; `xa_load` takes the RCU read
+        // lock itself and is callable in any context.
+        let ptr = unsafe { bindings::xa_load(self.xa.get(), index(n)) }.cast::<T>();
+        // SAFETY: An entry is an `Arc<T>` of the table (type invariant). It
+        // was there during the read-side critical section of `_guard`, and
+        // `remove` waits for a grace period before it lets go of the
+        // reference: the object lives until the guard is dropped.
+        unsafe { ptr.as_ref() }
+    }
+
+    /// Unpublishes the object at `n` and waits until no reader can still
+    /// see it; returns the table's reference. May sleep.
+    pub(crate) fn remove(&self, n: u32) -> Option<Arc<T>> {
+        // SAFETY: The xarray is initialised.
+        let ptr = unsafe { bindings::xa_erase(self.xa.get(), index(n)) }.cast::<T>();
+        if ptr.is_null() {
+            return None;
+        }
+        // SAFETY: Process context (the caller's promise of a sleeping
+        // function); readers that found the entry finish before it returns.
+        unsafe { bindings::synchronize_rcu() };
+        // SAFETY: The entry was an `Arc<T>` owned by the table (type
+        // invariant), now unpublished and unseen.
+        Some(unsafe { Arc::from_raw(ptr) })
+    }
+}
+
+#[pinned_drop]
+impl<T: Send + Sync> PinnedDrop for RcuTable<T> {
+    fn drop(self: Pin<&mut Self>) {
+        let xa = self.xa.get();
+        let mut left: KVec<*const T> = KVec::new();
+        let mut at: usize = 0;
+        loop {
+            // SAFETY: The xarray is initialised; `at` is ours.
+            let entry = unsafe { bindings::xa_find(xa, &mut at, usize::MAX, bindings::XA_PRESENT) };
+            if entry.is_null() {
+                break;
+            }
+            // SAFETY: As in `remove`.
+            unsafe { bindings::xa_erase(xa, at) };
+            // Entries are dropped after a grace period; should there be
+            // no room to remember one, it is leaked rather than freed
+            // under a reader.
+            let _ = left.push(entry.cast_const().cast(), GFP_KERNEL);
+        }
+        if !left.is_empty() {
+            // SAFETY: Process context: tables are dropped with their device.
+            unsafe { bindings::synchronize_rcu() };
+            for ptr in left {
+                // SAFETY: An `Arc<T>` of the table (type invariant), now
+                // unpublished and unseen.
+                drop(unsafe { Arc::from_raw(ptr) });
+            }
+        }
+        // SAFETY: Empty now; frees the xarray's nodes.
+        unsafe { bindings::xa_destroy(xa) };
+    }
+}
