@@ -9,13 +9,17 @@
 # without completion events (-e).  Every case runs on soft-RoCE (rxe0, on a
 # veth pair of its own) first, as the reference, then on rv0; afterwards
 # nothing is left on rv0 (debugfs resources).  ud_pingpong checks the
-# completions (status, opcode, count), not the bytes.
+# completions (status, opcode, count), not the bytes; rv0_ud_ring.c, run on
+# both devices, checks the bytes, the GRH, the completions field by field
+# and the errors of bad work requests written straight into the rings (and
+# on rv0 also random bytes in the send ring).
 
 . "$(dirname "$0")/lib.sh"
 
 ITERS=200
 SIZES="1 16 17 1000 1024"
 DBG=/sys/kernel/debug/rverbs
+RING=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/rv0_ud_ring
 IP4_X=198.18.0.1
 PORT=18600
 
@@ -64,7 +68,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * n + 3))
+ktap_set_plan $((2 * n + 5))
 
 gid_rxe=
 gid_rv=
@@ -85,6 +89,24 @@ for dev in rxe0 rv0; do
 			pingpong $dev "$gid" "$s" -e
 	done
 done
+
+# ring DEV ENV... - the rv0_ud_ring harness on DEV; its totals, or all of
+# its output when it fails.
+ring() {
+	local out rc
+	out=$(env "$@" "$RING" 2>&1)
+	rc=$?
+	if [ $rc != 0 ]; then
+		grep '^#\|^not ok' <<<"$out" | sed 's/^/# ring: /'
+		return 1
+	fi
+	grep '^# Totals:\|SKIP' <<<"$out" | sed 's/^/# ring: /'
+}
+ksft_check "rxe0: work requests written into the rings (rv0_ud_ring)" \
+	ring RV_DEV=rxe0 RV_GID="$gid_rxe" RV_IP=$IP4_X
+ksft_check "rv0: the same (errors with their status), strict inline bounds, 3000 random WQEs" \
+	ring RV_DEV=rv0 RV_GID="$gid_rv" RV_IP=$IP4_A RV_EXPECT_STRICT_INLINE=1 \
+		RV_EXPECT_ERROR_STATUS=1 RV_FUZZ=3000
 
 ksft_check "rv0: nothing live afterwards" \
 	bash -c "grep -qx 'qp 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'cq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'mr 0 max [0-9]*' $DBG/rv0/resources"

@@ -483,12 +483,12 @@ pub(crate) fn flush_recv(qp: &QpCore) {
         let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
         rs.consumer = qp.rq.next(consumer);
         qp.rq.publish_consumer(rs.consumer);
+        // Only the ID, status and QP are valid in a flushed completion;
+        // soft-RoCE leaves the rest zero (`rxe_resp.c:flush_recv_wqe`).
         let wc = UserWc {
             wr_id,
             status: WC_WR_FLUSH_ERR,
-            opcode: WC_OP_RECV,
             qp_num: qp.qpn,
-            port_num: PORT,
             ..UserWc::default()
         };
         if qp.recv_cq.post(&wc, false).is_err() {
@@ -507,12 +507,11 @@ fn flush_send(qp: &QpCore) {
         let wr_id = SendWqe::new(wqe).map_or(0, |w| w.wr_id());
         *consumer = qp.sq.next(*consumer);
         qp.sq.publish_consumer(*consumer);
+        // As in `flush_recv` (`rxe_comp.c:flush_send_wqe`).
         let wc = UserWc {
             wr_id,
             status: WC_WR_FLUSH_ERR,
-            opcode: WC_OP_SEND,
             qp_num: qp.qpn,
-            port_num: PORT,
             ..UserWc::default()
         };
         if qp.send_cq.post(&wc, false).is_err() {
