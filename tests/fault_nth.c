@@ -193,22 +193,6 @@ static int create_qp(struct uv *uv, __u32 cq, __u32 *handle)
 	return ret;
 }
 
-/* VmPin of /proc/self/status in kB (the mm's pinned pages), or -1. */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 

@@ -1808,22 +1808,6 @@ static void *pages(size_t n, int prot)
 	return mmap(NULL, n * PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 }
 
-/* VmPin of /proc/self/status in kB (the mm's pinned_vm), or -1. */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 TEST_F(ctx, query_device_mr_limits)
 {
 	/* rxe.c:rxe_init_device_param: RXE_MAX_MR, RXE_MAX_MR_SIZE */

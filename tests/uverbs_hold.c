@@ -120,22 +120,6 @@ struct cq_resp {
 	struct rxe_create_cq_resp rxe;
 };
 
-/* VmPin of /proc/self/status in kB (the mm's pinned pages), or -1. */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 int main(int argc, char **argv)
 {
 	struct ib_uverbs_get_context_resp ctx = {};

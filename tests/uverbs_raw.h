@@ -230,6 +230,22 @@ static inline int destroy_qp(int fd, __u32 qp)
 	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd), sizeof(resp));
 }
 
+/* VmPin of /proc/self/status in kB (the mm's pinned pages), or -1. */
+static inline long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* REG_MR of len bytes at start, hca_va iova, with access flags, on pd. */
 static inline int reg_mr(int fd, __u32 pd, const void *start, __u64 len, __u64 iova,
 			 __u32 access, struct ib_uverbs_reg_mr_resp *resp)
