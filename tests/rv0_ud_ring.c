@@ -259,8 +259,13 @@ FIXTURE_TEARDOWN(ring)
  */
 #define RECV_ID		0x1000ULL
 
+/*
+ * The helpers below take the fixture's data, FIXTURE_DATA(ring), by its
+ * struct name (kselftest_harness.h: struct _test_data_<name>).
+ */
+
 /* A receive of len bytes at off of the buffer. */
-static int post_recv(FIXTURE_DATA(ring) *self, __u64 wr_id, size_t off, __u32 len)
+static int post_recv(struct _test_data_ring *self, __u64 wr_id, size_t off, __u32 len)
 {
 	struct rxe_recv_wqe *w = produce_slot(&self->rq);
 
@@ -279,7 +284,7 @@ static int post_recv(FIXTURE_DATA(ring) *self, __u64 wr_id, size_t off, __u32 le
 }
 
 /* A send WQE as rdma-core's provider writes it: one SGE, or inline data. */
-static struct rxe_send_wqe *send_wqe(FIXTURE_DATA(ring) *self, __u64 wr_id, __u32 opcode,
+static struct rxe_send_wqe *send_wqe(struct _test_data_ring *self, __u64 wr_id, __u32 opcode,
 				     size_t off, __u32 len, __u32 flags)
 {
 	struct rxe_send_wqe *w = produce_slot(&self->sq);
@@ -315,7 +320,7 @@ struct done {
 	int sends, recvs;
 };
 
-static void collect(FIXTURE_DATA(ring) *self, struct done *d, int want_recv)
+static void collect(struct _test_data_ring *self, struct done *d, int want_recv)
 {
 	struct ib_uverbs_wc wc;
 
@@ -464,7 +469,7 @@ TEST_F(ring, receive_buffer_too_small_drops_and_keeps_the_wqe)
  * QP goes to error, a posted receive is flushed; the QP works again after
  * a reset.
  */
-static void refused(struct __test_metadata *_metadata, FIXTURE_DATA(ring) *self,
+static void refused(struct __test_metadata *_metadata, struct _test_data_ring *self,
 		    struct rxe_send_wqe *w)
 {
 	struct ib_uverbs_wc wc;
