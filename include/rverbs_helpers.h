@@ -43,6 +43,7 @@ int rverbs_cache_line_size(void);
 u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry);
 struct ib_ucontext *rverbs_udata_ucontext(struct ib_udata *udata);
 size_t rverbs_umem_num_pages(const struct ib_umem *umem);
+bool rverbs_umem_writable(const struct ib_umem *umem);
 size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
 			      size_t n);
 int rverbs_xa_insert(struct xarray *xa, unsigned long index, void *entry);
@@ -52,6 +53,7 @@ void rverbs_copy_from_shared(void *dst, const void *src, size_t len);
 void rverbs_copy_to_shared(void *dst, const void *src, size_t len);
 void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 		      bool to_page);
+void rverbs_cond_resched(void);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

@@ -30,4 +30,11 @@ pub(crate) mod xrcd;
 
 /// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
 /// software device speaks.
+/// Lets other tasks run (`cond_resched`), between work items of a loop
+/// that userspace can make long. Process context only: it may sleep.
+pub(crate) fn cond_resched() {
+    // SAFETY: No preconditions beyond the sleeping context documented.
+    unsafe { crate::bindings::rverbs_cond_resched() }
+}
+
 pub(crate) const RDMA_DRIVER_RXE: u32 = crate::bindings::rdma_driver_id_RDMA_DRIVER_RXE;

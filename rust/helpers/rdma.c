@@ -87,6 +87,12 @@ size_t rverbs_umem_num_pages(const struct ib_umem *umem)
 	return ib_umem_num_pages((struct ib_umem *)umem);
 }
 
+/* A bit field: whether the umem's pages were pinned for writing. */
+bool rverbs_umem_writable(const struct ib_umem *umem)
+{
+	return umem->writable;
+}
+
 /*
  * The pinned pages of a (not on-demand, not dma-buf) umem, in order, into
  * @pages, at most @n of them (the page iterator is static inline); returns
@@ -147,11 +153,14 @@ void rverbs_copy_to_shared(void *dst, const void *src, size_t len)
 void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 		      bool to_page)
 {
-	char *addr = kmap_local_page(page);
-
 	if (to_page)
-		memcpy(addr + offset, buf, len);
+		memcpy_to_page(page, offset, buf, len);
 	else
-		memcpy(buf, addr + offset, len);
-	kunmap_local(addr);
+		memcpy_from_page(buf, page, offset, len);
+}
+
+/* cond_resched() is a macro. */
+void rverbs_cond_resched(void)
+{
+	cond_resched();
 }

@@ -114,9 +114,10 @@ impl<'a> CqCreate<'a> {
 ///
 /// # Invariants
 ///
-/// `cq` is the `ib_cq` of a CQ that lives at least as long as this value
-/// (the driver keeps it in the CQ's data, and ib_core refuses to destroy a
-/// CQ that a QP uses).
+/// `cq` is the `ib_cq` of a CQ that lives at least as long as this value:
+/// the driver keeps it in the CQ's data, or where its QPs reach it, and
+/// drops it in its `destroy_cq` at the latest (rv0 takes it out of the CQ's
+/// state there), before ib_core frees the CQ.
 pub(crate) struct CqNotifier {
     cq: NonNull<bindings::ib_cq>,
 }

@@ -70,8 +70,9 @@ impl QueueGeometry {
     /// The header and the slots, in bytes.
     fn buf_len(&self) -> Option<usize> {
         let slots = usize::try_from(self.slots).ok()?;
+        // Not `checked_shl`: it does not catch bits shifted out.
         slots
-            .checked_shl(self.log2_elem_size)?
+            .checked_mul(1usize.checked_shl(self.log2_elem_size)?)?
             .checked_add(size_of::<bindings::rxe_queue_buf>())
     }
 

@@ -63,6 +63,7 @@ impl<T: Send + Sync> RcuTable<T> {
     /// Publishes `obj` at `n`: `EBUSY` if `n` is taken, `ENOMEM`. May
     /// sleep.
     pub(crate) fn insert(&self, n: u32, obj: Arc<T>) -> Result {
+        kernel::task::might_sleep();
         let ptr = Arc::into_raw(obj);
         // SAFETY: The xarray is initialised (type invariant); the entry is
         // a reference the table owns from here on (type invariant).
@@ -77,8 +78,8 @@ impl<T: Send + Sync> RcuTable<T> {
     }
 
     /// The object at `n`, for as long as the read-side critical section of
-    /// `guard` lasts.
-    pub(crate) fn get<'a>(&self, _guard: &'a rcu::Guard, n: u32) -> Option<&'a T> {
+    /// `guard` lasts (and the table).
+    pub(crate) fn get<'a>(&'a self, _guard: &'a rcu::Guard, n: u32) -> Option<&'a T> {
         // SAFETY: The xarray is initialised; `xa_load` takes the RCU read
         // lock itself and is callable in any context.
         let ptr = unsafe { bindings::xa_load(self.xa.get(), index(n)) }.cast::<T>();
@@ -90,8 +91,11 @@ impl<T: Send + Sync> RcuTable<T> {
     }
 
     /// Unpublishes the object at `n` and waits until no reader can still
-    /// see it; returns the table's reference. May sleep.
+    /// see it; returns the table's reference. May sleep: never call it in
+    /// a read-side critical section (with an `rcu::Guard` alive), where the
+    /// wait would not see the caller's own readers.
     pub(crate) fn remove(&self, n: u32) -> Option<Arc<T>> {
+        kernel::task::might_sleep();
         // SAFETY: The xarray is initialised.
         let ptr = unsafe { bindings::xa_erase(self.xa.get(), index(n)) }.cast::<T>();
         if ptr.is_null() {

@@ -33,6 +33,8 @@ use kernel::{
 pub(crate) struct Umem {
     raw: NonNull<bindings::ib_umem>,
     pages: KVVec<*mut bindings::page>,
+    /// Whether the pages were pinned for writing (`FOLL_WRITE`).
+    writable: bool,
 }
 
 // SAFETY: The umem is owned by this value alone (type invariant) and may be
@@ -67,6 +69,8 @@ impl Umem {
             // SAFETY: `from_err_ptr` passed it: neither null nor an error.
             raw: unsafe { NonNull::new_unchecked(raw) },
             pages: KVVec::new(),
+            // SAFETY: A live umem (ours); `writable` does not change.
+            writable: unsafe { bindings::rverbs_umem_writable(raw) },
         };
         // SAFETY: `raw` is a live umem (ours).
         let n = unsafe { bindings::rverbs_umem_num_pages(raw) };
@@ -122,9 +126,13 @@ impl Umem {
     }
 
     /// Writes `src` at byte `off` of the pinned range (counted from the
-    /// start of its first page). The caller checks that the memory was
-    /// pinned for writing (local write access).
+    /// start of its first page): `EACCES` unless the pages were pinned for
+    /// writing (read-only memory, a file's page cache, the zero page are
+    /// never written).
     pub(crate) fn write(&self, off: usize, src: &[u8]) -> Result {
+        if !self.writable {
+            return Err(EACCES);
+        }
         // The helper only reads `buf` when copying to the pages.
         self.copy(off, src.as_ptr().cast_mut(), src.len(), true)
     }

@@ -59,6 +59,9 @@ struct CqState {
     /// The events asked for by `req_notify_cq` (`IB_CQ_SOLICITED`,
     /// `IB_CQ_NEXT_COMP`), until a completion fires them.
     notify: u32,
+    /// ib_core's handlers of the CQ, until `destroy_cq` takes them away:
+    /// nothing reaches a freed CQ through a QP that outlived it.
+    notifier: Option<CqNotifier>,
 }
 
 /// The part of a CQ that its QPs share: the ring and what fills it.
@@ -66,8 +69,6 @@ struct CqState {
 pub(crate) struct CqCore {
     /// The ring, offered to the process until the CQ is destroyed.
     queue: UserQueue,
-    /// ib_core's handlers of the CQ.
-    notifier: CqNotifier,
     /// The producer index and the armed events, under the lock soft-RoCE
     /// calls `cq_lock` (process context only today, as the data path
     /// runs from the doorbell; irq-safe once packets arrive from the
@@ -87,24 +88,27 @@ impl CqCore {
     pub(crate) fn post(&self, wc: &UserWc, solicited: bool) -> core::result::Result<(), CqFull> {
         let mut slot = [0u8; RXE_CQE_SIZE];
         slot[..UserWc::ABI_LEN].copy_from_slice(&wc.to_abi());
-        let mut st = self.state.lock();
+        // The handlers are called under the lock, as soft-RoCE calls them
+        // (they take their own locks with irqsave and allocate atomically).
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
+        let Some(notifier) = st.notifier.as_ref() else {
+            // Destroyed: nothing is queued any more.
+            return Err(CqFull);
+        };
         let next = self.queue.next(st.producer);
         if next == self.queue.user_consumer() {
-            drop(st);
-            self.notifier.overrun();
+            notifier.overrun();
             return Err(CqFull);
         }
         self.queue.write_slot(st.producer, &slot);
-        st.producer = next;
         self.queue.publish_producer(next);
         let fire = st.notify & NEXT_COMP != 0 || (solicited && st.notify & SOLICITED != 0);
         if fire {
+            notifier.notify();
             st.notify = 0;
         }
-        drop(st);
-        if fire {
-            self.notifier.notify();
-        }
+        st.producer = next;
         Ok(())
     }
 }
@@ -145,10 +149,10 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
         let core = Arc::pin_init(
             pin_init!(CqCore {
                 queue,
-                notifier: req.notifier(),
                 state <- new_spinlock!(CqState {
                     producer: 0,
                     notify: 0,
+                    notifier: Some(req.notifier()),
                 }),
             }),
             GFP_KERNEL,
@@ -164,7 +168,10 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
 /// `destroy_cq` of rv0: the ring goes with the data (its mapping, if
 /// any, keeps its pages until it is unmapped). ib_core has refused this
 /// while a QP uses the CQ, so its QPs' references are gone.
-pub(crate) fn destroy_cq(dev: &DriverDevice<Rv>, _cq: &SwCq) {
+pub(crate) fn destroy_cq(dev: &DriverDevice<Rv>, cq: &SwCq) {
+    // The handlers go with the CQ: a QP's completion that comes later (none
+    // can: ib_core has refused this while a QP uses the CQ) is not queued.
+    cq.core.state.lock().notifier = None;
     dev.cqs().put();
 }
 

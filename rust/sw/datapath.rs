@@ -88,18 +88,30 @@ struct Message<'a> {
     payload: &'a [u8],
 }
 
-/// Whether a QP in `state` may send (`rxe_verbs.c:rxe_post_send`: from
-/// RTS on; a QP in error flushes).
+/// Whether a QP in `state` may ring its doorbell (`rxe_verbs.c:rxe_post_send`:
+/// from RTS on; a QP in error flushes).
 fn may_post(state: QpState) -> bool {
     !matches!(state, QpState::Reset | QpState::Init | QpState::Rtr)
 }
 
-/// Whether a QP in `state` takes messages (`rxe_recv.c:check_type_state`).
+/// Whether a QP in `state` takes messages (`rxe_recv.c:check_type_state`:
+/// from RTR on; in error they only flush its receives).
 fn may_receive(state: QpState) -> bool {
     matches!(
         state,
-        QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
+        QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe | QpState::Err
     )
+}
+
+/// The completion of a work request that failed: only the ID, the status
+/// and the QP are valid, the rest is zero (soft-RoCE's).
+fn error_wc(wr_id: u64, status: u32, qpn: u32) -> UserWc {
+    UserWc {
+        wr_id,
+        status,
+        qp_num: qpn,
+        ..UserWc::default()
+    }
 }
 
 /// `post_send` of rv0: the doorbell (`rxe_verbs.c:rxe_post_send` for a
@@ -107,15 +119,29 @@ fn may_receive(state: QpState) -> bool {
 /// below RTS.
 pub(crate) fn post_send(dev: &DriverDevice<Rv>, qp: &SwQp) -> Result {
     let qp = qp.core();
-    if !may_post(qp.state()) {
+    let state = qp.state();
+    if !may_post(state) {
         return Err(EINVAL);
+    }
+    // A drained send queue holds what is posted until the QP is back in
+    // RTS (`rxe_req.c:req_next_wqe`).
+    if state == QpState::Sqd {
+        return Ok(());
     }
     let mut st = qp.send.lock();
     let mut failed = false;
+    // What was posted when the doorbell rang, at most a ring's worth:
+    // userspace cannot keep this loop going.
+    let producer = qp.sq.user_producer();
+    let mut first = true;
     loop {
-        if st.consumer == qp.sq.user_producer() {
+        if st.consumer == producer {
             break;
         }
+        if !first {
+            crate::rdma::cond_resched();
+        }
+        first = false;
         let SendState {
             consumer,
             wqe,
@@ -136,15 +162,19 @@ pub(crate) fn post_send(dev: &DriverDevice<Rv>, qp: &SwQp) -> Result {
             }
         };
         let signaled = qp.sq_sig_all || w.send_flags() & SEND_SIGNALED != 0;
-        let wc = UserWc {
-            wr_id: w.wr_id(),
-            status,
-            opcode: WC_OP_SEND,
-            byte_len,
-            qp_num: qp.qpn,
-            wc_flags: if with_imm { WC_WITH_IMM } else { 0 },
-            port_num: PORT,
-            ..UserWc::default()
+        let wc = if status == WC_SUCCESS {
+            // `rxe_comp.c:make_send_cqe`.
+            UserWc {
+                wr_id: w.wr_id(),
+                status,
+                opcode: WC_OP_SEND,
+                byte_len,
+                qp_num: qp.qpn,
+                wc_flags: if with_imm { WC_WITH_IMM } else { 0 },
+                ..UserWc::default()
+            }
+        } else {
+            error_wc(w.wr_id(), status, qp.qpn)
         };
         *consumer = qp.sq.next(*consumer);
         qp.sq.publish_consumer(*consumer);
@@ -175,22 +205,31 @@ fn send_one(
     w: &SendWqe<'_>,
     buf: &mut [u8],
 ) -> core::result::Result<u32, u32> {
+    // soft-RoCE's order (`rxe_req.c:req_next_wqe`, `rxe_requester`): the
+    // SGE count, the opcode, the MTU, the address, the payload.
+    let inline = w.send_flags() & SEND_INLINE != 0;
+    if !inline && w.num_sge() > qp.cap.max_send_sge {
+        return Err(WC_LOC_QP_OP_ERR);
+    }
     let opcode = w.opcode();
     if opcode != WR_SEND && opcode != WR_SEND_WITH_IMM {
         return Err(WC_LOC_QP_OP_ERR);
+    }
+    let claimed = claimed_length(w).ok_or(WC_LOC_QP_OP_ERR)?;
+    let ndev = dev.netdev().ok_or(WC_LOC_QP_OP_ERR)?;
+    // CAST: At most 4096.
+    let mtu = Mtu::from_netdev_mtu(ndev.mtu()).bytes() as u64;
+    if claimed > mtu {
+        // A UD message larger than the path MTU is not sent, and
+        // completes successfully (C10-93.1.1, `rxe_req.c:rxe_requester`),
+        // before anything else is looked at.
+        // CAST: Truncated to 32 bits, as the provider's own sum is.
+        return Ok(claimed as u32);
     }
     // The address: an AH of this device (an address vector in the ring,
     // `ah_num` 0, is not taken).
     let av = dev.ah_vector(w.ah_num()).ok_or(WC_LOC_QP_OP_ERR)?;
     let len = gather(dev, qp, w, buf)?;
-    let ndev = dev.netdev().ok_or(WC_LOC_QP_OP_ERR)?;
-    let mtu = Mtu::from_netdev_mtu(ndev.mtu()).bytes();
-    if len > mtu {
-        // A UD message larger than the path MTU is not sent, and
-        // completes successfully (C10-93.1.1, `rxe_req.c:rxe_requester`).
-        // CAST: At most `MAX_PAYLOAD` + the MTU check: fits.
-        return Ok(len as u32);
-    }
     let sgid = GidAttr::get(dev.device(), u32::from(PORT), u32::from(av.sgid_index))
         .map_err(|_| WC_LOC_QP_OP_ERR)?;
     // RoCE v2 only; and only to this device's own address until rv0 has
@@ -229,6 +268,15 @@ fn send_one(
     Ok(len as u32)
 }
 
+/// The length of the message `w` claims: its inline length, or the sum of
+/// its SGEs' lengths (`None` past the slot).
+fn claimed_length(w: &SendWqe<'_>) -> Option<u64> {
+    if w.send_flags() & SEND_INLINE != 0 {
+        return Some(u64::from(w.length()));
+    }
+    (0..w.num_sge()).try_fold(0u64, |sum, i| Some(sum + u64::from(w.sge(i)?.length)))
+}
+
 /// Copies the payload of `w` into `buf`: its inline data, or what its SGEs
 /// point at in this QP's memory regions. The length, or the status of the
 /// error completion.
@@ -253,9 +301,6 @@ fn gather(
         return Ok(data.len());
     }
     let n = w.num_sge();
-    if n > qp.cap.max_send_sge {
-        return Err(WC_LOC_QP_OP_ERR);
-    }
     let guard = rcu::read_lock();
     let mut len = 0usize;
     for i in 0..n {
@@ -267,14 +312,8 @@ fn gather(
         let end = len
             .checked_add(sge.length as usize)
             .ok_or(WC_LOC_QP_OP_ERR)?;
-        // Longer than any MTU: not sent, but still a success once every
-        // SGE is checked (soft-RoCE checks the length first); rv0 keeps
-        // counting without copying.
-        let Some(dst) = buf.get_mut(len..end) else {
-            check_sge(dev, &guard, qp.pd, sge.lkey, sge.addr, sge.length)?;
-            len = end;
-            continue;
-        };
+        // The caller checked the total against the MTU: within the buffer.
+        let dst = buf.get_mut(len..end).ok_or(WC_LOC_QP_OP_ERR)?;
         let mr = mr::find(dev, &guard, sge.lkey).map_err(|_| WC_LOC_QP_OP_ERR)?;
         let off = mr
             .check(qp.pd, false, sge.addr, u64::from(sge.length))
@@ -283,21 +322,6 @@ fn gather(
         len = end;
     }
     Ok(len)
-}
-
-/// The checks of an SGE that is not copied.
-fn check_sge(
-    dev: &DriverDevice<Rv>,
-    guard: &rcu::Guard,
-    pd: u64,
-    lkey: u32,
-    addr: u64,
-    length: u32,
-) -> core::result::Result<(), u32> {
-    let mr = mr::find(dev, guard, lkey).map_err(|_| WC_LOC_QP_OP_ERR)?;
-    mr.check(pd, false, addr, u64::from(length))
-        .map(|_| ())
-        .map_err(|_| WC_LOC_QP_OP_ERR)
 }
 
 /// The 40 bytes a UD receive gets before the payload (`union
@@ -358,6 +382,12 @@ fn deliver(dev: &DriverDevice<Rv>, guard: &rcu::Guard, dest: &QpCore, msg: &Mess
         let a = dest.attrs.lock();
         (a.qp_state, a.qkey)
     };
+    if state == QpState::Err {
+        // The responder of a QP in error flushes what was posted since
+        // (`rxe_resp.c:rxe_receiver`).
+        flush_recv(dest);
+        return;
+    }
     if !may_receive(state) || msg.qkey != qkey {
         return;
     }
@@ -383,21 +413,22 @@ fn deliver(dev: &DriverDevice<Rv>, guard: &rcu::Guard, dest: &QpCore, msg: &Mess
     if msg.imm.is_some() {
         flags |= WC_WITH_IMM;
     }
-    let wc = UserWc {
-        wr_id: w.wr_id(),
-        status,
-        opcode: WC_OP_RECV,
-        // CAST: At most 40 + the MTU.
-        byte_len: if status == WC_SUCCESS {
-            total as u32
-        } else {
-            0
-        },
-        imm_data: msg.imm.unwrap_or(0),
-        qp_num: dest.qpn,
-        src_qp: msg.src_qpn,
-        wc_flags: if status == WC_SUCCESS { flags } else { 0 },
-        port_num: PORT,
+    let wc = if status == WC_SUCCESS {
+        // `rxe_resp.c:do_complete`, for UD.
+        UserWc {
+            wr_id: w.wr_id(),
+            status,
+            opcode: WC_OP_RECV,
+            // CAST: At most 40 + the MTU.
+            byte_len: total as u32,
+            imm_data: msg.imm.unwrap_or(0),
+            qp_num: dest.qpn,
+            src_qp: msg.src_qpn,
+            wc_flags: flags,
+            port_num: PORT,
+        }
+    } else {
+        error_wc(w.wr_id(), status, dest.qpn)
     };
     rs.consumer = dest.rq.next(consumer);
     dest.rq.publish_consumer(rs.consumer);
@@ -477,22 +508,21 @@ fn scatter(
 /// completes with `IB_WC_WR_FLUSH_ERR` (`rxe_resp.c:flush_recv_queue`).
 pub(crate) fn flush_recv(qp: &QpCore) {
     let mut rs = qp.recv.lock();
-    while rs.consumer != qp.rq.user_producer() {
+    // What is posted now, at most a ring's worth: userspace cannot keep
+    // this loop going. A full CQ takes no more completions, but the queue
+    // is flushed all the same (`rxe_resp.c:flush_recv_queue`).
+    let producer = qp.rq.user_producer();
+    let mut posting = true;
+    while rs.consumer != producer {
         let consumer = rs.consumer;
         qp.rq.read_slot(consumer, &mut rs.wqe);
         let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
         rs.consumer = qp.rq.next(consumer);
         qp.rq.publish_consumer(rs.consumer);
-        // Only the ID, status and QP are valid in a flushed completion;
-        // soft-RoCE leaves the rest zero (`rxe_resp.c:flush_recv_wqe`).
-        let wc = UserWc {
-            wr_id,
-            status: WC_WR_FLUSH_ERR,
-            qp_num: qp.qpn,
-            ..UserWc::default()
-        };
-        if qp.recv_cq.post(&wc, false).is_err() {
-            break;
+        // `rxe_resp.c:flush_recv_wqe`.
+        let wc = error_wc(wr_id, WC_WR_FLUSH_ERR, qp.qpn);
+        if posting && qp.recv_cq.post(&wc, false).is_err() {
+            posting = false;
         }
     }
 }
@@ -501,21 +531,19 @@ pub(crate) fn flush_recv(qp: &QpCore) {
 /// with `IB_WC_WR_FLUSH_ERR` (`rxe_comp.c:flush_send_queue`).
 fn flush_send(qp: &QpCore) {
     let mut st = qp.send.lock();
-    while st.consumer != qp.sq.user_producer() {
+    // As in `flush_recv` (`rxe_comp.c:flush_send_queue`).
+    let producer = qp.sq.user_producer();
+    let mut posting = true;
+    while st.consumer != producer {
         let SendState { consumer, wqe, .. } = &mut *st;
         qp.sq.read_slot(*consumer, wqe);
         let wr_id = SendWqe::new(wqe).map_or(0, |w| w.wr_id());
         *consumer = qp.sq.next(*consumer);
         qp.sq.publish_consumer(*consumer);
-        // As in `flush_recv` (`rxe_comp.c:flush_send_wqe`).
-        let wc = UserWc {
-            wr_id,
-            status: WC_WR_FLUSH_ERR,
-            qp_num: qp.qpn,
-            ..UserWc::default()
-        };
-        if qp.send_cq.post(&wc, false).is_err() {
-            break;
+        // `rxe_comp.c:flush_send_wqe`.
+        let wc = error_wc(wr_id, WC_WR_FLUSH_ERR, qp.qpn);
+        if posting && qp.send_cq.post(&wc, false).is_err() {
+            posting = false;
         }
     }
 }

@@ -224,7 +224,7 @@ pub(crate) enum MrError {
 
 /// The region with `key`, for as long as `guard` lasts.
 pub(crate) fn find<'a>(
-    dev: &DriverDevice<Rv>,
+    dev: &'a DriverDevice<Rv>,
     guard: &'a rcu::Guard,
     key: u32,
 ) -> core::result::Result<&'a MrCore, MrError> {
