@@ -181,12 +181,36 @@ static int to_rts(int fd, __u32 qp)
 	       modify_state(fd, qp, QPS_RTS, 0x10000);
 }
 
+/* CREATE_AH on pd to the IPv4 GID at sgid_index, ip: its ah_num, or 0. */
+static __u32 create_ah_to(int fd, __u32 pd, int sgid_index, const struct in_addr *ip)
+{
+	struct ah_resp ah = {};
+	struct ib_uverbs_create_ah cmd = {
+		.response = (uintptr_t)&ah,
+		.user_handle = 1,
+		.pd_handle = pd,
+		.attr = {
+			.grh = { .sgid_index = sgid_index, .hop_limit = 64 },
+			.is_global = 1,
+			.port_num = PORT,
+		},
+	};
+
+	cmd.attr.grh.dgid[10] = 0xff;
+	cmd.attr.grh.dgid[11] = 0xff;
+	memcpy(&cmd.attr.grh.dgid[12], ip, 4);
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_AH, &cmd, sizeof(cmd), sizeof(ah)))
+		return 0;
+	return ah.rxe.ah_num;
+}
+
 FIXTURE(ring) {
 	int fd, async_fd;
 	__u32 pd, cq, qp, qpn, lkey, ah, mr;
 	struct ring cqr, sq, rq;
 	__u8 *buf;
 	struct in_addr ip;
+	int gid;
 	__u32 max_inline;
 };
 
@@ -199,8 +223,6 @@ FIXTURE_SETUP(ring)
 	struct ib_uverbs_reg_mr_resp mr;
 	struct cq_resp cq;
 	struct qp_resp qp;
-	struct ah_resp ah;
-	struct ib_uverbs_create_ah cmd = { .response = (uintptr_t)&ah };
 	const char *dev = getenv("RV_DEV"), *gid = getenv("RV_GID"), *ip = getenv("RV_IP");
 
 	self->fd = -1;
@@ -230,18 +252,8 @@ FIXTURE_SETUP(ring)
 			    IB_UVERBS_ACCESS_LOCAL_WRITE, &mr));
 	self->mr = mr.mr_handle;
 	self->lkey = mr.lkey;
-	cmd.user_handle = 1;
-	cmd.pd_handle = self->pd;
-	cmd.attr.is_global = 1;
-	cmd.attr.port_num = PORT;
-	cmd.attr.grh.sgid_index = atoi(gid);
-	cmd.attr.grh.hop_limit = 64;
-	cmd.attr.grh.dgid[10] = 0xff;
-	cmd.attr.grh.dgid[11] = 0xff;
-	memcpy(&cmd.attr.grh.dgid[12], &self->ip, 4);
-	ASSERT_EQ(0, uv_cmd(self->fd, IB_USER_VERBS_CMD_CREATE_AH, &cmd, sizeof(cmd),
-			    sizeof(ah)));
-	self->ah = ah.rxe.ah_num;
+	self->gid = atoi(gid);
+	self->ah = create_ah_to(self->fd, self->pd, self->gid, &self->ip);
 	ASSERT_NE(0U, self->ah);
 }
 
@@ -516,6 +528,22 @@ TEST_F(ring, unknown_ah_num)
 	w = send_wqe(self, 7, IB_UVERBS_WR_SEND, SEND_OFF, 10, 0);
 	ASSERT_NE(NULL, w);
 	w->wr.wr.ud.ah_num = self->ah + 1000;
+	refused(_metadata, self, w);
+}
+
+TEST_F(ring, ah_of_another_pd)
+{
+	struct rxe_send_wqe *w;
+	__u32 pd2, ah2;
+
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd2));
+	ah2 = create_ah_to(self->fd, pd2, self->gid, &self->ip);
+	ASSERT_NE(0U, ah2);
+	ASSERT_EQ(0, post_recv(self, 5, RECV_OFF, GRH + 100));
+	w = send_wqe(self, 7, IB_UVERBS_WR_SEND, SEND_OFF, 10, 0);
+	ASSERT_NE(NULL, w);
+	/* rxe_av.c:rxe_get_av: an AH of another PD than the QP's */
+	w->wr.wr.ud.ah_num = ah2;
 	refused(_metadata, self, w);
 }
 

@@ -58,9 +58,17 @@ pub(crate) struct AhTable {
     /// The AH numbers taken.
     #[pin]
     numbers: SpinLock<Numbers>,
-    /// The address vector of each live AH, at its number.
+    /// The address vector and PD of each live AH, at its number.
     #[pin]
-    avs: XArray<KBox<AddressVector>>,
+    avs: XArray<KBox<AhEntry>>,
+}
+
+/// What the table keeps of an AH.
+struct AhEntry {
+    av: AddressVector,
+    /// Its PD ([`super::device::SwPd::id`]): a QP sends only with the AHs
+    /// of its own PD (`rxe_av.c:rxe_get_av`).
+    pd: u64,
 }
 
 /// The `XArray` index of AH number `num`.
@@ -120,10 +128,10 @@ impl AhTable {
     /// Adds an AH, returning its number (from 1). `EINVAL` when the table
     /// is full, as soft-RoCE's object pools do. Allocates with `GFP_KERNEL`
     /// when `sleepable`, else `GFP_ATOMIC`.
-    pub(crate) fn insert(&self, av: AddressVector, sleepable: bool) -> Result<u32> {
+    pub(crate) fn insert(&self, av: AddressVector, pd: u64, sleepable: bool) -> Result<u32> {
         let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
         let num = self.take_number(gfp)?;
-        let entry = match KBox::new(av, gfp) {
+        let entry = match KBox::new(AhEntry { av, pd }, gfp) {
             Ok(entry) => entry,
             Err(e) => {
                 self.put_number(num);
@@ -154,13 +162,18 @@ impl AhTable {
 
     /// The address vector of AH number `num`.
     pub(crate) fn get(&self, num: u32) -> Option<AddressVector> {
-        self.avs.lock().get(index(num)).copied()
+        self.avs.lock().get(index(num)).map(|e| e.av)
+    }
+
+    /// The address vector and the PD of AH number `num`.
+    pub(crate) fn get_with_pd(&self, num: u32) -> Option<(AddressVector, u64)> {
+        self.avs.lock().get(index(num)).map(|e| (e.av, e.pd))
     }
 
     /// Replaces the address vector of AH number `num`.
     pub(crate) fn set(&self, num: u32, av: AddressVector) {
         if let Some(entry) = self.avs.lock().get_mut(index(num)) {
-            *entry = av;
+            entry.av = av;
         }
     }
 
@@ -179,7 +192,7 @@ impl AhTable {
         let avs = self.avs.lock();
         let mut batch = [None; DUMP_BATCH];
         for (i, slot) in batch.iter_mut().enumerate() {
-            *slot = avs.get(index(first) + i).copied();
+            *slot = avs.get(index(first) + i).map(|e| e.av);
         }
         Some(batch)
     }

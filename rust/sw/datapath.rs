@@ -226,9 +226,12 @@ fn send_one(
         // CAST: Truncated to 32 bits, as the provider's own sum is.
         return Ok(claimed as u32);
     }
-    // The address: an AH of this device (an address vector in the ring,
-    // `ah_num` 0, is not taken).
-    let av = dev.ah_vector(w.ah_num()).ok_or(WC_LOC_QP_OP_ERR)?;
+    // The address: an AH of this device and of the QP's PD (an address
+    // vector in the ring, `ah_num` 0, is not taken; `rxe_av.c:rxe_get_av`).
+    let av = match dev.ah_vector(w.ah_num()) {
+        Some((av, pd)) if pd == qp.pd => av,
+        _ => return Err(WC_LOC_QP_OP_ERR),
+    };
     let len = gather(dev, qp, w, buf)?;
     let sgid = GidAttr::get(dev.device(), u32::from(PORT), u32::from(av.sgid_index))
         .map_err(|_| WC_LOC_QP_OP_ERR)?;

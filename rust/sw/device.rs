@@ -346,9 +346,9 @@ impl SwDevice {
         &self.mr_table
     }
 
-    /// The address vector of AH number `num`.
-    pub(crate) fn ah_vector(&self, num: u32) -> Option<AddressVector> {
-        self.res.ahs.get(num)
+    /// The address vector and PD of AH number `num`.
+    pub(crate) fn ah_vector(&self, num: u32) -> Option<(AddressVector, u64)> {
+        self.res.ahs.get_with_pd(num)
     }
 
     /// Creates `<dir>/<name>/` with the device's files, if the device has
@@ -531,11 +531,12 @@ impl Driver for Rv {
 
     fn create_ah(
         dev: &DriverDevice<Self>,
+        pd: &SwPd,
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> impl PinInit<SwAh, Error> {
-        create_ah(dev, attr, sleepable, udata)
+        create_ah(dev, pd, attr, sleepable, udata)
     }
 
     fn query_ah(dev: &DriverDevice<Self>, ah: &SwAh, attr: &mut AhAttr) -> Result {
@@ -638,6 +639,7 @@ impl Driver for Rv {
 /// `create_ah` of rv0: a number in the device's table, told to userspace.
 fn create_ah(
     dev: &DriverDevice<Rv>,
+    pd: &SwPd,
     attr: &AhAttr,
     sleepable: bool,
     udata: Option<&Udata>,
@@ -648,7 +650,7 @@ fn create_ah(
         return Err(EINVAL);
     }
     let av: AddressVector = attr.address_vector();
-    let num = dev.res.ahs.insert(av, sleepable)?;
+    let num = dev.res.ahs.insert(av, pd.id(), sleepable)?;
     if let Some(udata) = udata {
         // `struct rxe_create_ah_resp { __u32 ah_num; __u32 reserved; }`:
         // an older provider passes no room for it (and gets no number).

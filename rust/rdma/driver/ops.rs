@@ -147,9 +147,11 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
 
     /// Sets up an address handle (`create_ah`, and `create_user_ah` with
     /// `udata`). `sleepable` is false in atomic context.
+    /// `pd` is the data of the AH's PD.
     #[expect(unreachable_code, reason = "a driver without it never calls it")]
     fn create_ah(
         _dev: &DriverDevice<Self>,
+        _pd: &Self::Pd,
         _attr: &AhAttr,
         _sleepable: bool,
         _udata: Option<&Udata>,

@@ -150,7 +150,10 @@ impl<T: Driver> Vtable<T> {
             )
         };
         let sleepable = flags & bindings::rdma_create_ah_flags_RDMA_CREATE_AH_SLEEPABLE != 0;
-        let init = T::create_ah(dev, attr, sleepable, udata);
+        // SAFETY: ib_core (and rverbs' own core) set the AH's PD, of this
+        // device, held for the AH (`pd->usecnt`), before calling.
+        let pd = unsafe { Object::<_, T::Pd>::data((*ah).pd) };
+        let init = T::create_ah(dev, pd, attr, sleepable, udata);
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
         from_result(|| unsafe { Object::init(ah, init) }.map(|()| 0))
     }
