@@ -55,9 +55,21 @@ ping -c 1 -W 2 $IP4_B >/dev/null
 PEER=::ffff:$IP4_B
 
 # What must be the same before and after an entry point's run.
+# live NAME CREATED DESTROYED - "NAME live N" from two counters of the Rust core,
+# or that they are absent (rverbs unloaded, for the module-load case).
+live() {
+	local c d
+	c=$(counter "$2") d=$(counter "$3")
+	if [ -n "$c" ] && [ -n "$d" ]; then
+		echo "$1 live $((c - d))"
+	else
+		echo "$1 counters absent"
+	fi
+}
+
 state() {
-	echo "ah live $(($(counter ah_created) - $(counter ah_destroyed)))"
-	echo "xrcd live $(($(counter xrcd_allocated) - $(counter xrcd_deallocated)))"
+	live ah ah_created ah_destroyed
+	live xrcd xrcd_allocated xrcd_deallocated
 	cat $DBG/rverbs/rv0/resources 2>/dev/null
 	rdma res show 2>&1
 	ls /sys/class/infiniband 2>&1
