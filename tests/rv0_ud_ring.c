@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -600,6 +601,46 @@ TEST_F(ring, destroy_with_work_posted)
 	/* No doorbell: the QP goes with a send and a receive posted. */
 	ASSERT_EQ(0, destroy_qp(self->fd, self->qp));
 	ASSERT_EQ(0, destroy_cq(self->fd, self->cq));
+}
+
+/* Whether the kernel has taken every WQE posted to the send ring. */
+static int sq_drained(struct _test_data_ring *self)
+{
+	__u32 cons = __atomic_load_n(&self->sq.q->consumer_index, __ATOMIC_ACQUIRE);
+
+	return cons == self->sq.q->producer_index;
+}
+
+TEST_F(ring, full_send_cq_raises_cq_err_and_loses_the_completion)
+{
+	struct ib_uverbs_async_event_desc ev;
+	struct pollfd pfd = { .fd = self->async_fd, .events = POLLIN };
+	struct ib_uverbs_wc wc;
+	int round, i, n = 0;
+
+	/* 18 x 15 signalled sends, nothing received, the CQ (255) not polled. */
+	for (round = 0; round < 18; round++) {
+		for (i = 0; i < 15; i++) {
+			ASSERT_NE(NULL, send_wqe(self, round * 16 + i, IB_UVERBS_WR_SEND,
+						 SEND_OFF, 8, 0));
+			produce(&self->sq);
+		}
+		ASSERT_EQ(0, doorbell(self->fd, self->qp));
+		/* Let the ring drain before the next round (soft-RoCE: its task). */
+		for (i = 0; i < 300 && !sq_drained(self); i++)
+			usleep(10000);
+	}
+	/* rxe_cq.c:rxe_cq_post: a full CQ raises IB_EVENT_CQ_ERR (0) */
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
+	EXPECT_EQ(0U, ev.event_type);
+	/* The CQ holds what it has room for; the QP is fine. */
+	while (poll_cq(&self->cqr, &wc, 100)) {
+		EXPECT_EQ(WC_SUCCESS, wc.status);
+		n++;
+	}
+	EXPECT_EQ(255, n);
+	EXPECT_EQ(QPS_RTS, qp_state(self->fd, self->qp));
 }
 
 TEST_F(ring, random_bytes_in_the_send_ring)
