@@ -5,8 +5,9 @@
 # ibv_ud_pingpong with its server and its client on one device, to the
 # device's own IPv4 RoCE v2 GID (delivered in the device, as soft-RoCE
 # delivers a packet to its own address), message sizes 1, 16 (inline,
-# the QP's max_inline_data), 17, 1000 and 1024 (the port's MTU), with and
-# without completion events (-e).  Every case runs on soft-RoCE (rxe0, on a
+# the QP's max_inline_data), 17, 1000 and 1024 (the port's MTU), with
+# completion events (-e) and without, then with ud_pingpong's own check of
+# the received buffer (-c, one byte per page).  Every case runs on soft-RoCE (rxe0, on a
 # veth pair of its own) first, as the reference, then on rv0; afterwards
 # nothing is left on rv0 (debugfs resources).  ud_pingpong checks the
 # completions (status, opcode, count), not the bytes; rv0_ud_ring.c, run on
@@ -84,7 +85,8 @@ for dev in rxe0 rv0; do
 	gid=$gid_rxe
 	[ $dev = rv0 ] && gid=$gid_rv
 	for s in $SIZES; do
-		ksft_check "$dev: ibv_ud_pingpong to itself, $s bytes" pingpong $dev "$gid" "$s"
+		ksft_check "$dev: ibv_ud_pingpong to itself, $s bytes, checking the buffer (-c)" \
+			pingpong $dev "$gid" "$s" -c
 		ksft_check "$dev: ibv_ud_pingpong to itself, $s bytes, with events (-e)" \
 			pingpong $dev "$gid" "$s" -e
 	done
