@@ -643,6 +643,51 @@ TEST_F(ring, full_send_cq_raises_cq_err_and_loses_the_completion)
 	EXPECT_EQ(QPS_RTS, qp_state(self->fd, self->qp));
 }
 
+/* Whether the kernel has taken every WQE posted to the receive ring. */
+static int rq_drained(struct _test_data_ring *self)
+{
+	__u32 cons = __atomic_load_n(&self->rq.q->consumer_index, __ATOMIC_ACQUIRE);
+
+	return cons == self->rq.q->producer_index;
+}
+
+TEST_F(ring, full_receive_cq_moves_the_qp_to_error)
+{
+	struct ib_uverbs_async_event_desc ev;
+	struct pollfd pfd = { .fd = self->async_fd, .events = POLLIN };
+	struct ib_uverbs_wc wc;
+	int round, i, n = 0;
+
+	/* 18 x 15 messages to itself, unsignalled: only receives complete. */
+	for (round = 0; round < 18; round++) {
+		for (i = 0; i < 15; i++) {
+			struct rxe_send_wqe *w;
+
+			ASSERT_EQ(0, post_recv(self, round * 16 + i, RECV_OFF, GRH + 64));
+			w = send_wqe(self, round * 16 + i, IB_UVERBS_WR_SEND, SEND_OFF, 8, 0);
+			ASSERT_NE(NULL, w);
+			w->wr.send_flags &= ~SEND_SIGNALED;
+			produce(&self->sq);
+		}
+		ASSERT_EQ(0, doorbell(self->fd, self->qp));
+		for (i = 0; i < 300 && !(sq_drained(self) && rq_drained(self)); i++)
+			usleep(10000);
+		if (qp_state(self->fd, self->qp) == QPS_ERR)
+			break;
+	}
+	/* rxe_resp.c:do_complete: the 256th does not fit, CQ_ERR, QP to error */
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
+	EXPECT_EQ(0U, ev.event_type);
+	EXPECT_EQ(QPS_ERR, qp_state(self->fd, self->qp));
+	while (poll_cq(&self->cqr, &wc, 100)) {
+		EXPECT_EQ(WC_SUCCESS, wc.status);
+		EXPECT_EQ(WC_RECV, wc.opcode);
+		n++;
+	}
+	EXPECT_EQ(255, n);
+}
+
 TEST_F(ring, random_bytes_in_the_send_ring)
 {
 	const char *n_env = getenv("RV_FUZZ");
