@@ -603,20 +603,39 @@ TEST_F(ring, destroy_with_work_posted)
 	ASSERT_EQ(0, destroy_cq(self->fd, self->cq));
 }
 
-/* Whether the kernel has taken every WQE posted to the send ring. */
-static int sq_drained(struct _test_data_ring *self)
+/* Whether the kernel has taken every WQE posted to a ring userspace produces into. */
+static int drained(struct ring *r)
 {
-	__u32 cons = __atomic_load_n(&self->sq.q->consumer_index, __ATOMIC_ACQUIRE);
-
-	return cons == self->sq.q->producer_index;
+	return __atomic_load_n(&r->q->consumer_index, __ATOMIC_ACQUIRE) == r->q->producer_index;
 }
 
-TEST_F(ring, full_send_cq_raises_cq_err_and_loses_the_completion)
+/*
+ * rxe_cq.c:rxe_cq_post: a full CQ raises IB_EVENT_CQ_ERR (0) on the async
+ * file.  Then the completions the CQ kept: their number, each successful
+ * and of opcode op.
+ */
+static int cq_err_then_drain(struct __test_metadata *_metadata, struct _test_data_ring *self,
+			     __u32 op)
 {
 	struct ib_uverbs_async_event_desc ev;
 	struct pollfd pfd = { .fd = self->async_fd, .events = POLLIN };
 	struct ib_uverbs_wc wc;
-	int round, i, n = 0;
+	int n = 0;
+
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
+	EXPECT_EQ(0U, ev.event_type);
+	while (poll_cq(&self->cqr, &wc, 100)) {
+		EXPECT_EQ(WC_SUCCESS, wc.status);
+		EXPECT_EQ(op, wc.opcode);
+		n++;
+	}
+	return n;
+}
+
+TEST_F(ring, full_send_cq_raises_cq_err_and_loses_the_completion)
+{
+	int round, i;
 
 	/* 18 x 15 signalled sends, nothing received, the CQ (255) not polled. */
 	for (round = 0; round < 18; round++) {
@@ -627,36 +646,17 @@ TEST_F(ring, full_send_cq_raises_cq_err_and_loses_the_completion)
 		}
 		ASSERT_EQ(0, doorbell(self->fd, self->qp));
 		/* Let the ring drain before the next round (soft-RoCE: its task). */
-		for (i = 0; i < 300 && !sq_drained(self); i++)
+		for (i = 0; i < 300 && !drained(&self->sq); i++)
 			usleep(10000);
 	}
-	/* rxe_cq.c:rxe_cq_post: a full CQ raises IB_EVENT_CQ_ERR (0) */
-	ASSERT_EQ(1, poll(&pfd, 1, 5000));
-	ASSERT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
-	EXPECT_EQ(0U, ev.event_type);
 	/* The CQ holds what it has room for; the QP is fine. */
-	while (poll_cq(&self->cqr, &wc, 100)) {
-		EXPECT_EQ(WC_SUCCESS, wc.status);
-		n++;
-	}
-	EXPECT_EQ(255, n);
+	EXPECT_EQ(255, cq_err_then_drain(_metadata, self, WC_SEND));
 	EXPECT_EQ(QPS_RTS, qp_state(self->fd, self->qp));
-}
-
-/* Whether the kernel has taken every WQE posted to the receive ring. */
-static int rq_drained(struct _test_data_ring *self)
-{
-	__u32 cons = __atomic_load_n(&self->rq.q->consumer_index, __ATOMIC_ACQUIRE);
-
-	return cons == self->rq.q->producer_index;
 }
 
 TEST_F(ring, full_receive_cq_moves_the_qp_to_error)
 {
-	struct ib_uverbs_async_event_desc ev;
-	struct pollfd pfd = { .fd = self->async_fd, .events = POLLIN };
-	struct ib_uverbs_wc wc;
-	int round, i, n = 0;
+	int round, i;
 
 	/* 18 x 15 messages to itself, unsignalled: only receives complete. */
 	for (round = 0; round < 18; round++) {
@@ -670,22 +670,14 @@ TEST_F(ring, full_receive_cq_moves_the_qp_to_error)
 			produce(&self->sq);
 		}
 		ASSERT_EQ(0, doorbell(self->fd, self->qp));
-		for (i = 0; i < 300 && !(sq_drained(self) && rq_drained(self)); i++)
+		for (i = 0; i < 300 && !(drained(&self->sq) && drained(&self->rq)); i++)
 			usleep(10000);
 		if (qp_state(self->fd, self->qp) == QPS_ERR)
 			break;
 	}
 	/* rxe_resp.c:do_complete: the 256th does not fit, CQ_ERR, QP to error */
-	ASSERT_EQ(1, poll(&pfd, 1, 5000));
-	ASSERT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
-	EXPECT_EQ(0U, ev.event_type);
+	EXPECT_EQ(255, cq_err_then_drain(_metadata, self, WC_RECV));
 	EXPECT_EQ(QPS_ERR, qp_state(self->fd, self->qp));
-	while (poll_cq(&self->cqr, &wc, 100)) {
-		EXPECT_EQ(WC_SUCCESS, wc.status);
-		EXPECT_EQ(WC_RECV, wc.opcode);
-		n++;
-	}
-	EXPECT_EQ(255, n);
 }
 
 TEST_F(ring, random_bytes_in_the_send_ring)
