@@ -10,6 +10,7 @@
 #define _RVERBS_HELPERS_H
 
 #include <linux/types.h>
+#include <linux/spinlock_types.h>
 #include <net/net_trackers.h>
 
 struct dst_entry;
@@ -29,6 +30,7 @@ struct net_device;
 struct netdev_notifier_info;
 struct rtable;
 struct sk_buff;
+struct sk_buff;
 
 /* rdma.c */
 bool rverbs_rdma_is_port_valid(const struct ib_device *device, u32 port);
@@ -46,6 +48,7 @@ size_t rverbs_umem_num_pages(const struct ib_umem *umem);
 bool rverbs_umem_writable(const struct ib_umem *umem);
 size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
 			      size_t n);
+void *rverbs_xa_store(struct xarray *xa, unsigned long index, void *entry);
 int rverbs_xa_insert(struct xarray *xa, unsigned long index, void *entry);
 u32 rverbs_load_acquire_u32(const u32 *p);
 void rverbs_store_release_u32(u32 *p, u32 v);
@@ -93,5 +96,24 @@ void rverbs_netdev_hold(struct net_device *dev, netdevice_tracker *tracker);
 void rverbs_netdev_put(struct net_device *dev, netdevice_tracker *tracker);
 bool rverbs_netdev_is_registered(const struct net_device *dev);
 bool rverbs_netif_is_lag(const struct net_device *dev);
+
+/* rust/helpers/roce.c: rv0's wire. */
+typedef bool (*rverbs_tap_fn)(void *priv, struct sk_buff *skb);
+int rverbs_tap_register(rverbs_tap_fn handler, void *priv);
+void rverbs_tap_unregister(void);
+struct net_device *rverbs_skb_rx_real_dev(const struct sk_buff *skb);
+struct net_device *rverbs_skb_dev(const struct sk_buff *skb);
+int rverbs_skb_linearize(struct sk_buff *skb);
+const u8 *rverbs_skb_network_bytes(const struct sk_buff *skb, size_t *len);
+struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len);
+u8 *rverbs_skb_data(const struct sk_buff *skb, size_t *len);
+void rverbs_kfree_skb(struct sk_buff *skb);
+void rverbs_consume_skb(struct sk_buff *skb);
+int rverbs_ip_local_out(struct sk_buff *skb, struct dst_entry *dst, bool ipv6,
+			unsigned int ip_hlen);
+u32 rverbs_crc32_le(u32 crc, const u8 *p, size_t len);
+void rverbs_spin_lock_bh(spinlock_t *lock);
+void rverbs_spin_unlock_bh(spinlock_t *lock);
+int rverbs_spin_trylock_bh(spinlock_t *lock);
 
 #endif /* _RVERBS_HELPERS_H */

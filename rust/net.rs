@@ -11,6 +11,8 @@ pub(crate) mod device;
 pub(crate) mod neighbour;
 pub(crate) mod notifier;
 pub(crate) mod route;
+pub(crate) mod skb;
+pub(crate) mod tap;
 
 /// An IPv4 or IPv6 address, in network byte order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

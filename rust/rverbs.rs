@@ -21,6 +21,7 @@ mod net;
 mod rdma;
 #[forbid(unsafe_code)]
 mod sw;
+mod sync;
 mod takeover;
 #[forbid(unsafe_code)]
 mod verbs;

@@ -24,4 +24,6 @@ pub(crate) mod device;
 pub(crate) mod ids;
 pub(crate) mod link;
 pub(crate) mod mr;
+pub(crate) mod port;
 pub(crate) mod qp;
+pub(crate) mod wire;

@@ -118,6 +118,12 @@ int rverbs_xa_insert(struct xarray *xa, unsigned long index, void *entry)
 	return xa_insert(xa, index, entry, GFP_KERNEL);
 }
 
+/* xa_store() with GFP_KERNEL: the old entry, or an error entry. */
+void *rverbs_xa_store(struct xarray *xa, unsigned long index, void *entry)
+{
+	return xa_store(xa, index, entry, GFP_KERNEL);
+}
+
 /*
  * The indices of a queue shared with userspace: the side that does not own
  * an index reads it with acquire, the owner publishes it with release.
@@ -163,4 +169,21 @@ void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 void rverbs_cond_resched(void)
 {
 	cond_resched();
+}
+
+/* The bottom-half-safe spinlock of crate::sync::SpinLockBh: the data path
+ * takes its locks in process context and in the network's softirq. */
+void rverbs_spin_lock_bh(spinlock_t *lock)
+{
+	spin_lock_bh(lock);
+}
+
+void rverbs_spin_unlock_bh(spinlock_t *lock)
+{
+	spin_unlock_bh(lock);
+}
+
+int rverbs_spin_trylock_bh(spinlock_t *lock)
+{
+	return spin_trylock_bh(lock);
 }

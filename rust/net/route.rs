@@ -103,6 +103,15 @@ impl Route {
         }
     }
 
+    /// Gives the reference to the route to the caller (a packet takes it).
+    pub(crate) fn into_dst(self) -> NonNull<bindings::dst_entry> {
+        // The reference of an IPv4 route is the one of its `dst`
+        // (`ip_rt_put` is `dst_release` of it).
+        let dst = self.dst;
+        core::mem::forget(self);
+        dst
+    }
+
     fn as_raw(&self) -> *mut bindings::dst_entry {
         self.dst.as_ptr()
     }

@@ -78,6 +78,7 @@ pub(crate) use self::{
     device::{
         DeviceGet,
         DeviceInfo,
+        DeviceRef,
         DriverDevice, //
     },
     ops::Driver,

@@ -90,6 +90,33 @@ impl<T: Send + Sync> RcuTable<T> {
         unsafe { ptr.as_ref() }
     }
 
+    /// Publishes `obj` at `n` in place of what was there, which it returns
+    /// once no reader can still see it. `ENOMEM`. May sleep, as
+    /// [`RcuTable::remove`].
+    pub(crate) fn replace(&self, n: u32, obj: Arc<T>) -> Result<Option<Arc<T>>> {
+        kernel::task::might_sleep();
+        let ptr = Arc::into_raw(obj);
+        // SAFETY: The xarray is initialised; the entry is a reference the
+        // table owns from here on (type invariant).
+        let old =
+            unsafe { bindings::rverbs_xa_store(self.xa.get(), index(n), ptr.cast_mut().cast()) };
+        // SAFETY: `xa_store` returns the old entry or an error entry.
+        if unsafe { bindings::xa_err(old) } != 0 {
+            // SAFETY: Not stored: the reference is still ours.
+            drop(unsafe { Arc::from_raw(ptr) });
+            return Err(ENOMEM);
+        }
+        let old = old.cast::<T>();
+        if old.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: As in `remove`.
+        unsafe { bindings::synchronize_rcu() };
+        // SAFETY: As in `remove`: an entry of the table, unpublished and
+        // unseen.
+        Ok(Some(unsafe { Arc::from_raw(old) }))
+    }
+
     /// Unpublishes the object at `n` and waits until no reader can still
     /// see it; returns the table's reference. May sleep: never call it in
     /// a read-side critical section (with an `rcu::Guard` alive), where the

@@ -8,6 +8,10 @@
 //! polls them from the ring.
 
 use super::device::Rv;
+use crate::sync::{
+    new_spinlock_bh,
+    SpinLockBh, //
+};
 use crate::{
     errno::eopnotsupp,
     rdma::{
@@ -26,12 +30,8 @@ use crate::{
     },
 };
 use kernel::{
-    new_spinlock,
     prelude::*,
-    sync::{
-        Arc,
-        SpinLock, //
-    },
+    sync::Arc, //
 };
 
 /// Most completion queues per device (soft-RoCE's `RXE_MAX_CQ`).
@@ -74,7 +74,7 @@ pub(crate) struct CqCore {
     /// runs from the doorbell; irq-safe once packets arrive from the
     /// network).
     #[pin]
-    state: SpinLock<CqState>,
+    state: SpinLockBh<CqState>,
 }
 
 /// Why a completion could not be queued.
@@ -149,7 +149,7 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
         let core = Arc::pin_init(
             pin_init!(CqCore {
                 queue,
-                state <- new_spinlock!(CqState {
+                state <- new_spinlock_bh!(CqState {
                     producer: 0,
                     notify: 0,
                     notifier: Some(req.notifier()),

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! rv0's data path, UD only: the doorbell sends what a QP's send ring
-//! holds; a message to the device's own address is delivered to the
-//! destination QP's receive ring (loopback, as soft-RoCE delivers it:
-//! `rxe_net.c:rxe_loopback`); completions go to the QPs' CQs.
+//! holds, as RoCE v2 packets ([`super::wire`]) through the IP layer; a
+//! message to the device's own MAC address is delivered to the destination
+//! QP's receive ring directly (loopback, as soft-RoCE delivers it:
+//! `rxe_net.c:rxe_loopback`). Packets from the wire come from the tap
+//! ([`super::port`]) to [`receive`]. Completions go to the QPs' CQs.
 //!
 //! Everything userspace wrote is copied out of its ring once and checked
-//! before use (see `Documentation/rv0-datapath.rst`, "What not to copy
-//! from rxe"). Messages to other addresses need the wire, which rv0 does
-//! not have yet: they complete with `IB_WC_LOC_QP_OP_ERR`.
+//! before use, and so is every received packet (see
+//! `Documentation/rv0-datapath.rst`, "What not to copy from rxe").
 //!
 //! Locks, in the order they may nest: a QP's send mutex, a QP's receive
-//! lock, a CQ's lock; a QP's attribute lock alone. The path runs in
-//! process context (the doorbell is a system call); RCU keeps the QPs and
-//! memory regions it finds alive while it uses them.
+//! lock, a CQ's lock; a QP's attribute lock alone. Sending runs in process
+//! context (the doorbell is a system call), receiving in the network's
+//! softirq: every lock a receive takes disables bottom halves
+//! ([`crate::sync::SpinLockBh`]). RCU keeps the QPs and memory regions the
+//! path finds alive while it uses them.
 
 use super::{
     cq::CqFull,
@@ -27,6 +30,17 @@ use super::{
         SendState,
         SwQp, //
     },
+    wire::{
+        self,
+        Count,
+        Malformed,
+        Outgoing, //
+    },
+};
+use crate::net::{
+    device::NetDevice,
+    route::Route,
+    skb::SkBuff, //
 };
 use crate::rdma::{
     cq::{
@@ -43,7 +57,6 @@ use crate::rdma::{
         attrs::Mtu,
         DriverDevice, //
     },
-    gid::Gid,
     gid_attr::{
         GidAttr,
         GidType, //
@@ -70,8 +83,8 @@ const PORT: u8 = 1;
 /// The bytes of the global route header a UD receive gets first.
 const GRH_LEN: usize = 40;
 
-/// RoCE v2 headers after IP, and the ICRC: UDP, BTH, DETH, ICRC.
-const UDP_BTH_DETH_ICRC: usize = 8 + 12 + 8 + 4;
+/// The 24 bits of a packet sequence number.
+const PSN_MASK: u32 = 0xff_ffff;
 
 /// The multicast QP number (`IB_MULTICAST_QPN`).
 const MULTICAST_QPN: u32 = 0xff_ffff;
@@ -235,40 +248,108 @@ fn send_one(
     let len = gather(dev, qp, w, buf)?;
     let sgid = GidAttr::get(dev.device(), u32::from(PORT), u32::from(av.sgid_index))
         .map_err(|_| WC_LOC_QP_OP_ERR)?;
-    // RoCE v2 only; and only to this device's own address until rv0 has
-    // the wire.
-    if sgid.gid_type() != GidType::RoceV2 || av.dmac != ndev.mac() {
+    // RoCE v2 only, between addresses of one family.
+    let (src, dst) = (sgid.gid().ip(), av.dgid.ip());
+    if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&dst) {
         return Err(WC_LOC_QP_OP_ERR);
     }
     let with_imm = opcode == WR_SEND_WITH_IMM;
-    let grh = grh(
-        &sgid.gid(),
-        &av.dgid,
-        av.traffic_class,
-        av.hop_limit,
-        len,
-        with_imm,
-    );
-    let msg = Message {
+    let out = Outgoing {
+        src,
+        dst,
+        traffic_class: av.traffic_class,
+        hop_limit: av.hop_limit,
+        src_port: wire::source_port(qp.qpn),
+        dest_qpn: w.remote_qpn() & MULTICAST_QPN,
         src_qpn: qp.qpn,
+        psn: qp.attrs.lock().sq_psn,
         qkey: w.remote_qkey(),
         imm: with_imm.then(|| w.imm_data()),
         solicited: w.send_flags() & SEND_SOLICITED != 0,
-        grh,
         payload: &buf[..len],
     };
-    let dst = w.remote_qpn() & MULTICAST_QPN;
-    let guard = rcu::read_lock();
-    // No such QP, or multicast (no groups on rv0 yet): the datagram is
-    // lost, the send succeeds.
-    if dst != MULTICAST_QPN {
-        if let Some(dest) = dev.qp_table().get(&guard, dst) {
-            deliver(dev, &guard, dest, &msg);
-        }
+    // To the device's own MAC: looped back without the IP layer, as
+    // soft-RoCE does (`rxe_net.c:rxe_prepare`).
+    if av.dmac == ndev.mac() {
+        loopback(dev, &out);
+    } else {
+        transmit(dev, &ndev, &out)?;
     }
-    drop(guard);
+    next_psn(qp);
     // CAST: At most the MTU.
     Ok(len as u32)
+}
+
+/// The QP sent a packet: its next PSN, which `query_qp` reports
+/// (`rxe_req.c:update_wqe_psn`).
+fn next_psn(qp: &QpCore) {
+    let mut a = qp.attrs.lock();
+    a.sq_psn = (a.sq_psn + 1) & PSN_MASK;
+}
+
+/// Delivers a packet to a QP of this device without the IP layer, with
+/// the GRH it would have had on the wire. No such QP, or multicast (no
+/// groups on rv0 yet): the datagram is lost, the send succeeds.
+fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
+    let mut grh = [0u8; GRH_LEN];
+    if out.is_ipv6() {
+        out.write_ip_header(&mut grh);
+    } else {
+        // IPv4: 20 zero bytes, then the IPv4 header.
+        out.write_ip_header(&mut grh[20..]);
+    }
+    let msg = Message {
+        src_qpn: out.src_qpn,
+        qkey: out.qkey,
+        imm: out.imm,
+        solicited: out.solicited,
+        grh,
+        payload: out.payload,
+    };
+    if out.dest_qpn == MULTICAST_QPN {
+        return;
+    }
+    let guard = rcu::read_lock();
+    if let Some(dest) = dev.qp_table().get(&guard, out.dest_qpn) {
+        deliver(dev, &guard, dest, &msg);
+    }
+}
+
+/// Sends a packet through the IP layer, along the route from the source
+/// address out of the device's netdev (`rxe_net.c:prepare4`, `prepare6`,
+/// `rxe_send`): no route, no memory, or a packet the IP layer did not
+/// take, and the send completes with `IB_WC_LOC_QP_OP_ERR`
+/// (`rxe_req.c:rxe_requester`).
+fn transmit(
+    dev: &DriverDevice<Rv>,
+    ndev: &NetDevice,
+    out: &Outgoing<'_>,
+) -> core::result::Result<(), u32> {
+    let route = {
+        let guard = rcu::read_lock();
+        Route::output(&guard, ndev.net(&guard), ndev.ifindex(), &out.src, &out.dst)
+    };
+    let counters = dev.wire_counters();
+    let Ok(route) = route else {
+        counters.count(Count::SendError);
+        return Err(WC_LOC_QP_OP_ERR);
+    };
+    let Ok(mut skb) = SkBuff::alloc_tx(ndev, out.len()) else {
+        counters.count(Count::SendError);
+        return Err(WC_LOC_QP_OP_ERR);
+    };
+    out.write(skb.data_mut());
+    // CAST: 20 or 40.
+    match skb.ip_local_out(route, out.is_ipv6(), out.ip_header_len() as u32) {
+        Ok(()) => {
+            counters.count(Count::Sent);
+            Ok(())
+        }
+        Err(_) => {
+            counters.count(Count::SendError);
+            Err(WC_LOC_QP_OP_ERR)
+        }
+    }
 }
 
 /// The length of the message `w` claims: its inline length, or the sum of
@@ -327,89 +408,64 @@ fn gather(
     Ok(len)
 }
 
-/// The 40 bytes a UD receive gets before the payload (`union
-/// rdma_network_hdr`): for IPv4, 20 zero bytes then the IPv4 header of the
-/// packet; for IPv6 its IPv6 header (`rxe_resp.c:send_data_in`), as
-/// soft-RoCE builds them (`rxe_net.c:prepare4`, `prepare6`), but the IPv4
-/// identification, which is 0 here.
-fn grh(sgid: &Gid, dgid: &Gid, tclass: u8, hop_limit: u8, len: usize, imm: bool) -> [u8; GRH_LEN] {
-    let mut g = [0u8; GRH_LEN];
-    let pad = (4 - len % 4) % 4;
-    let inner = UDP_BTH_DETH_ICRC + if imm { 4 } else { 0 } + len + pad;
-    if sgid.is_v4mapped() && dgid.is_v4mapped() {
-        let h = &mut g[20..];
-        h[0] = 0x45;
-        h[1] = tclass;
-        // CAST: At most 20 + 36 + 4096 + 3.
-        h[2..4].copy_from_slice(&((20 + inner) as u16).to_be_bytes());
-        // Don't fragment.
-        h[6] = 0x40;
-        h[8] = hop_limit;
-        // UDP.
-        h[9] = 17;
-        h[12..16].copy_from_slice(&sgid.raw()[12..]);
-        h[16..20].copy_from_slice(&dgid.raw()[12..]);
-        let sum = ipv4_checksum(h);
-        h[10..12].copy_from_slice(&sum.to_be_bytes());
-    } else {
-        g[0] = 0x60 | (tclass >> 4);
-        g[1] = tclass << 4;
-        // CAST: As above.
-        g[4..6].copy_from_slice(&(inner as u16).to_be_bytes());
-        g[6] = 17;
-        g[7] = hop_limit;
-        g[8..24].copy_from_slice(sgid.raw());
-        g[24..40].copy_from_slice(dgid.raw());
-    }
-    g
-}
-
-/// The IPv4 header checksum of `h` (its checksum field 0).
-fn ipv4_checksum(h: &[u8]) -> u16 {
-    let mut sum: u32 = h
-        .chunks(2)
-        .map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
-        .sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    // CAST: Folded to 16 bits above.
-    !(sum as u16)
+/// What became of a message for a QP.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Delivery {
+    /// Written into a receive buffer, with a completion (or an error
+    /// completion).
+    Done,
+    /// The QP is not ready to receive (below RTR).
+    NotReady,
+    /// The Q_Key does not match.
+    Qkey,
+    /// The QP is in error: its receives were flushed.
+    Flushed,
+    /// No receive posted, or too small a buffer.
+    NoBuffer,
 }
 
 /// Delivers a message to `dest`, a QP of this device (soft-RoCE's receive
 /// checks, `rxe_recv.c`, then its responder for UD, `rxe_resp.c`). A
-/// message the QP does not take is dropped.
-fn deliver(dev: &DriverDevice<Rv>, guard: &rcu::Guard, dest: &QpCore, msg: &Message<'_>) {
+/// message the QP does not take is dropped. Process context or softirq.
+fn deliver(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    dest: &QpCore,
+    msg: &Message<'_>,
+) -> Delivery {
     let (state, qkey) = {
         let a = dest.attrs.lock();
         (a.qp_state, a.qkey)
     };
+    // `rxe_recv.c:check_type_state`, then `check_keys`.
+    if !may_receive(state) {
+        return Delivery::NotReady;
+    }
+    if msg.qkey != qkey {
+        return Delivery::Qkey;
+    }
     if state == QpState::Err {
         // The responder of a QP in error flushes what was posted since
         // (`rxe_resp.c:rxe_receiver`).
         flush_recv(dest);
-        return;
-    }
-    if !may_receive(state) || msg.qkey != qkey {
-        return;
+        return Delivery::Flushed;
     }
     let mut rs = dest.recv.lock();
     if rs.consumer == dest.rq.user_producer() {
         // No receive posted: dropped.
-        return;
+        return Delivery::NoBuffer;
     }
     let consumer = rs.consumer;
     dest.rq.read_slot(consumer, &mut rs.wqe);
     let Some(w) = RecvWqe::new(&rs.wqe) else {
-        return;
+        return Delivery::NoBuffer;
     };
     let total = GRH_LEN + msg.payload.len();
     let status = match scatter(dev, guard, dest, &w, &msg.grh, msg.payload) {
         Ok(()) => WC_SUCCESS,
         // Too small a buffer: the message is dropped, the WQE kept
         // (`rxe_resp.c:check_length`, for UD).
-        Err(Scatter::TooSmall) => return,
+        Err(Scatter::TooSmall) => return Delivery::NoBuffer,
         Err(Scatter::Failed) => WC_LOC_QP_OP_ERR,
     };
     let mut flags = WC_GRH;
@@ -443,6 +499,78 @@ fn deliver(dev: &DriverDevice<Rv>, guard: &rcu::Guard, dest: &QpCore, msg: &Mess
         dest.attrs.lock().qp_state = QpState::Err;
         flush_recv(dest);
     }
+    Delivery::Done
+}
+
+/// Receives a packet from the wire for this device (softirq): soft-RoCE's
+/// checks (`rxe_recv.c:rxe_rcv`: the headers and the ICRC, the
+/// destination address among the port's GIDs, the QP, its state, the
+/// P_Key and the Q_Key), then delivery. Every packet is counted, as
+/// received or by the reason it was dropped.
+pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
+    let counters = dev.wire_counters();
+    if skb.linearize().is_err() {
+        counters.count(Count::Header);
+        return;
+    }
+    let bytes = skb.network_bytes();
+    let pkt = match wire::parse(bytes) {
+        Ok(pkt) => pkt,
+        Err(why) => {
+            counters.count(match why {
+                Malformed::Header => Count::Header,
+                Malformed::UdpChecksum => Count::UdpChecksum,
+                Malformed::Opcode => Count::Opcode,
+                Malformed::Length => Count::Length,
+                Malformed::Icrc => Count::Icrc,
+            });
+            return;
+        }
+    };
+    // `rxe_recv.c:rxe_chk_dgid`: one of the port's RoCE v2 GIDs, on the
+    // netdev (or VLAN) it came in on; multicast has no groups on rv0 yet.
+    let ours = !pkt.dgid.is_multicast()
+        && skb.rx_dev().is_some_and(|ndev| {
+            GidAttr::has_roce_v2(dev.device(), u32::from(PORT), &pkt.dgid, ndev)
+        });
+    if !ours {
+        counters.count(Count::Gid);
+        return;
+    }
+    if pkt.dest_qpn == 0 || pkt.dest_qpn == MULTICAST_QPN {
+        counters.count(Count::Qpn);
+        return;
+    }
+    let mut grh = [0u8; GRH_LEN];
+    // The GRH a UD receive gets: the packet's own IP header
+    // (`rxe_resp.c:send_data_in`), after 20 zero bytes for IPv4.
+    grh[GRH_LEN - pkt.ip_header.len()..].copy_from_slice(pkt.ip_header);
+    let msg = Message {
+        src_qpn: pkt.src_qpn,
+        qkey: pkt.qkey,
+        imm: pkt.imm,
+        solicited: pkt.solicited,
+        grh,
+        payload: pkt.payload,
+    };
+    let guard = rcu::read_lock();
+    let Some(dest) = dev.qp_table().get(&guard, pkt.dest_qpn) else {
+        counters.count(Count::Qpn);
+        return;
+    };
+    if !wire::pkey_ok(pkt.pkey) {
+        counters.count(Count::Pkey);
+        return;
+    }
+    counters.count(match deliver(dev, &guard, dest, &msg) {
+        Delivery::Done => Count::Received,
+        Delivery::NotReady => Count::State,
+        Delivery::Qkey => Count::Qkey,
+        Delivery::Flushed => Count::Flushed,
+        Delivery::NoBuffer => Count::NoBuffer,
+    });
+    drop(guard);
+    skb.consume();
 }
 
 /// Why a message could not be written into a receive buffer.

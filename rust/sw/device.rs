@@ -15,15 +15,21 @@ use super::{
         MrCore,
         SwMr, //
     },
+    port::{
+        PortBinding,
+        Ports, //
+    },
     qp::{
         self,
         QpCore,
         SwQp, //
     },
+    wire::Counters,
 };
 use crate::{
     net::device::{
         NetDevice,
+        Rtnl,
         TrackedNetDevice, //
     },
     rdma::{
@@ -188,6 +194,8 @@ pub(crate) struct Resources {
     #[pin]
     ahs: AhTable,
     max_ah: u32,
+    /// What the wire counts.
+    wire: Counters,
 }
 
 impl Resources {
@@ -202,6 +210,7 @@ impl Resources {
             pd_ids: Atomic::new(0),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
+            wire: Counters::new(),
         }? Error)
     }
 }
@@ -237,9 +246,19 @@ impl Writer for AhFile {
     }
 }
 
+/// The `wire` debugfs file: what the device's wire counts.
+struct WireFile(Arc<Resources>);
+
+impl Writer for WireFile {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.wire.write(f)
+    }
+}
+
 /// The debugfs directory of a device, `/sys/kernel/debug/rverbs/<dev>/`.
 struct Debugfs {
     _ah: Pin<KBox<File<AhFile>>>,
+    _wire: Pin<KBox<File<WireFile>>>,
     _resources: Pin<KBox<File<ResourcesFile>>>,
     // Dropped after the files: a directory goes when its last child has.
     _dir: Dir,
@@ -253,6 +272,11 @@ pub(crate) struct SwDevice {
     /// with `get_netdev`).
     #[pin]
     netdev: SpinLock<Option<TrackedNetDevice>>,
+    /// Where the tap finds the devices by netdev.
+    ports: Arc<Ports>,
+    /// The device's entry there, while it has its netdev.
+    #[pin]
+    port: Mutex<Option<PortBinding>>,
     res: Arc<Resources>,
     /// Made once ib_core accepted the device's name (a name already taken
     /// must not clash in debugfs first).
@@ -284,10 +308,16 @@ fn eui64(mac: [u8; 6]) -> [u8; 8] {
 impl SwDevice {
     /// The data of a new device bound to `ndev`, whose reference it keeps
     /// until [`SwDevice::detach_netdev`] or the end.
-    pub(crate) fn new(ndev: &NetDevice, limits: Limits) -> impl PinInit<Self, Error> + '_ {
+    pub(crate) fn new(
+        ndev: &NetDevice,
+        limits: Limits,
+        ports: Arc<Ports>,
+    ) -> impl PinInit<Self, Error> + '_ {
         try_pin_init!(Self {
             node_guid: eui64(ndev.mac()),
             netdev <- new_spinlock!(Some(TrackedNetDevice::new(ndev))),
+            ports,
+            port <- new_mutex!(None),
             res: Arc::pin_init(Resources::new(limits), GFP_KERNEL)?,
             debugfs <- new_mutex!(None),
             qp_table <- RcuTable::new(),
@@ -316,9 +346,33 @@ impl SwDevice {
     /// Lets go of the netdev (it is unregistering); the port is down from
     /// then on, and ib_core finds no netdev for it.
     pub(crate) fn detach_netdev(&self) {
+        // No packets from the wire first (this waits for a grace period),
+        // then the netdev.
+        let binding = self.port.lock().take();
+        drop(binding);
         let old = self.netdev.lock().take();
         // The reference is dropped outside the lock.
         drop(old);
+    }
+
+    /// Binds `dev` to `ndev`, its netdev, for the packets of the tap:
+    /// after registration, with RTNL held by the caller so that the netdev
+    /// cannot unregister meanwhile. `ENODEV` if the device let go of it.
+    pub(crate) fn attach_port(dev: &DriverDevice<Rv>, ndev: &NetDevice, _rtnl: &Rtnl) -> Result {
+        let binding = dev.ports.bind(dev, ndev)?;
+        let mut slot = dev.port.lock();
+        if !dev.is_bound_to(ndev) {
+            drop(slot);
+            drop(binding);
+            return Err(ENODEV);
+        }
+        *slot = Some(binding);
+        Ok(())
+    }
+
+    /// What the wire counts.
+    pub(crate) fn wire_counters(&self) -> &Counters {
+        &self.res.wire
     }
 
     /// The count of completion queues, against their limit.
@@ -363,8 +417,11 @@ impl SwDevice {
         let ah = KBox::pin_init(ah, GFP_KERNEL)?;
         let resources = dir.read_only_file(c"resources", ResourcesFile(self.res.clone()));
         let resources = KBox::pin_init(resources, GFP_KERNEL)?;
+        let wire = dir.read_only_file(c"wire", WireFile(self.res.clone()));
+        let wire = KBox::pin_init(wire, GFP_KERNEL)?;
         *slot = Some(Debugfs {
             _ah: ah,
+            _wire: wire,
             _resources: resources,
             _dir: dir,
         });

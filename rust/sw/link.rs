@@ -3,10 +3,13 @@
 //! The `rverbs` link type (`rdma link add NAME type rverbs netdev NETDEV`)
 //! and what the devices do when their netdev changes or goes away.
 
-use super::device::{
-    Limits,
-    Rv,
-    SwDevice, //
+use super::{
+    device::{
+        Limits,
+        Rv,
+        SwDevice, //
+    },
+    port::Ports,
 };
 use crate::{
     net::{
@@ -19,6 +22,7 @@ use crate::{
             NetdevHandler,
             NetdevNotifier, //
         },
+        tap::Tap,
     },
     rdma::{
         device::Device,
@@ -58,6 +62,8 @@ type Devices = Registry<Rv>;
 #[pin_data]
 pub(crate) struct SwLink {
     devices: Arc<Devices>,
+    /// The netdevs of the devices, for the tap.
+    ports: Arc<Ports>,
     /// `/sys/kernel/debug/rverbs/`, where each device gets a directory.
     debugfs: Dir,
     /// Serialises `newlink`, so that checking a netdev for a device and
@@ -91,7 +97,10 @@ impl LinkType for SwLink {
             return Err(EEXIST);
         }
         let limits = Limits::from_params()?;
-        let new = DriverDevice::<Rv>::alloc(&crate::THIS_MODULE, SwDevice::new(ndev, limits))?;
+        let new = DriverDevice::<Rv>::alloc(
+            &crate::THIS_MODULE,
+            SwDevice::new(ndev, limits, self.ports.clone()),
+        )?;
         let info = DeviceInfo {
             node_desc: c"rverbs",
             node_guid: new.node_guid(),
@@ -111,6 +120,12 @@ impl LinkType for SwLink {
                 dev.detach_netdev();
                 dev.unregister_queued();
                 return Err(ENODEV);
+            }
+            // Packets from the wire, from now on.
+            if let Err(e) = SwDevice::attach_port(&dev, ndev, &rtnl) {
+                dev.detach_netdev();
+                dev.unregister_queued();
+                return Err(e);
             }
         }
         if let Err(e) = dev.fill_debugfs(&self.debugfs, name) {
@@ -173,8 +188,9 @@ impl Drop for UnregisterAll {
 /// and returns once none of their code runs any more.
 #[pin_data]
 pub(crate) struct SoftRoce {
-    // Dropped in this order: no new devices, then none left, then no more
-    // netdev events.
+    // Dropped in this order: no more packets, no new devices, then none
+    // left, then no more netdev events.
+    tap: Tap<Ports>,
     #[pin]
     link: LinkRegistration<SwLink>,
     devices: UnregisterAll,
@@ -189,14 +205,18 @@ impl SoftRoce {
             // Refuse limits that devices could not report, before anything.
             Limits::from_params()?;
             let devices = Arc::pin_init(Devices::new(), GFP_KERNEL)?;
+            let ports = Arc::pin_init(Ports::new(), GFP_KERNEL)?;
+            let tap = Tap::register(ports.clone())?;
             let events = Events {
                 devices: devices.clone(),
             };
             let link_devices = devices.clone();
             Ok(try_pin_init!(Self {
+                tap,
                 events <- NetdevNotifier::register(events, NOTIFIER_PRIORITY),
                 link <- LinkRegistration::register(try_pin_init!(SwLink {
                     devices: link_devices,
+                    ports,
                     debugfs,
                     newlink <- new_mutex!(()),
                 }? Error)),

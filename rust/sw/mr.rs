@@ -15,6 +15,10 @@ use super::{
     },
     ids::Ids,
 };
+use crate::sync::{
+    new_spinlock_bh,
+    SpinLockBh, //
+};
 use crate::{
     errno::eopnotsupp,
     rdma::{
@@ -30,13 +34,11 @@ use crate::{
     },
 };
 use kernel::{
-    new_spinlock,
     page::PAGE_SIZE,
     prelude::*,
     sync::{
         rcu,
-        Arc,
-        SpinLock, //
+        Arc, //
     },
 };
 
@@ -106,7 +108,7 @@ pub(crate) struct MrCore {
     /// The PD and access flags, changed by `rereg_user_mr` (soft-RoCE
     /// changes them unlocked; the data path will read them here).
     #[pin]
-    binding: SpinLock<Binding>,
+    binding: SpinLockBh<Binding>,
 }
 
 /// `reg_user_mr` of rv0, in soft-RoCE's order of checks.
@@ -125,7 +127,7 @@ pub(crate) fn reg_user_mr(
         let core = Arc::pin_init(
             pin_init!(MrCore {
                 parts,
-                binding <- new_spinlock!(binding),
+                binding <- new_spinlock_bh!(binding),
             }),
             GFP_KERNEL,
         );

@@ -15,6 +15,10 @@ use super::{
     device::Rv,
     ids::Ids, //
 };
+use crate::sync::{
+    new_spinlock_bh,
+    SpinLockBh, //
+};
 use crate::{
     errno::eopnotsupp,
     rdma::{
@@ -43,12 +47,11 @@ use crate::{
     },
 };
 use kernel::{
-    new_mutex, new_spinlock,
+    new_mutex,
     prelude::*,
     sync::{
         Arc,
-        Mutex,
-        SpinLock, //
+        Mutex, //
     },
 };
 
@@ -139,16 +142,16 @@ pub(crate) struct QpCore {
     pub(crate) send_cq: Arc<CqCore>,
     pub(crate) recv_cq: Arc<CqCore>,
     /// The attributes `modify_qp` sets, under the lock soft-RoCE calls
-    /// `state_lock` (process context only today: the data path will need
-    /// it irq-safe, as soft-RoCE's, once packets come from the network).
+    /// `state_lock` (taken in process context and in the network's
+    /// softirq, where received packets are delivered).
     #[pin]
-    pub(crate) attrs: SpinLock<QpAttrs>,
+    pub(crate) attrs: SpinLockBh<QpAttrs>,
     /// The send path: one doorbell at a time (they may sleep).
     #[pin]
     pub(crate) send: Mutex<SendState>,
     /// The receive path: one message at a time.
     #[pin]
-    pub(crate) recv: SpinLock<RecvState>,
+    pub(crate) recv: SpinLockBh<RecvState>,
 }
 
 impl QpCore {
@@ -256,7 +259,7 @@ pub(crate) fn create_qp(
                 sq_sig_all: req.sq_sig_all(),
                 send_cq: send_cq.core(),
                 recv_cq: recv_cq.core(),
-                attrs <- new_spinlock!(QpAttrs {
+                attrs <- new_spinlock_bh!(QpAttrs {
                     path_mtu: INITIAL_PATH_MTU,
                     ..QpAttrs::default()
                 }),
@@ -265,7 +268,7 @@ pub(crate) fn create_qp(
                     wqe: swqe,
                     payload,
                 }),
-                recv <- new_spinlock!(RecvState {
+                recv <- new_spinlock_bh!(RecvState {
                     consumer: 0,
                     wqe: rwqe,
                 }),

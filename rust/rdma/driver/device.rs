@@ -237,6 +237,52 @@ impl<T: Driver> DeviceGet<T> {
     }
 }
 
+/// A reference to the memory of a device of driver `T` (`get_device`),
+/// which does not keep it registered: for finding the device from a
+/// context that cannot take part in its unregistration (the network's
+/// softirq). [`DeviceRef::try_get`] gives a registration reference while
+/// the device is registered.
+///
+/// # Invariants
+///
+/// The pointer is a `DriverDevice<T>` on whose `struct device` this object
+/// holds a reference.
+pub(crate) struct DeviceRef<T: Driver>(NonNull<bindings::ib_device>, PhantomData<T>);
+
+// SAFETY: The reference only keeps memory alive; `get_device` and
+// `put_device` may be called from any thread.
+unsafe impl<T: Driver> Send for DeviceRef<T> {}
+// SAFETY: `&DeviceRef` only allows `try_get`, which may run concurrently.
+unsafe impl<T: Driver> Sync for DeviceRef<T> {}
+
+impl<T: Driver> DeviceRef<T> {
+    /// A reference to the memory of `dev`.
+    pub(crate) fn new(dev: &DriverDevice<T>) -> Self {
+        let ptr = NonNull::from(&dev.ib).cast::<bindings::ib_device>();
+        // SAFETY: `dev` is a valid device; the reference is given back in
+        // `drop`.
+        unsafe { bindings::get_device(super::registry::dev_of(ptr.as_ptr())) };
+        // INVARIANT: Referenced above.
+        Self(ptr, PhantomData)
+    }
+
+    /// A registration reference, unless the device's unregistration has
+    /// begun. Callable in any context.
+    pub(crate) fn try_get(&self) -> Option<DeviceGet<T>> {
+        // SAFETY: The memory is valid (type invariant).
+        unsafe { DeviceGet::try_get(self.0) }
+    }
+}
+
+impl<T: Driver> Drop for DeviceRef<T> {
+    fn drop(&mut self) {
+        kernel::task::might_sleep();
+        // SAFETY: The reference of `new`; the last one frees the device,
+        // which process context allows.
+        unsafe { bindings::put_device(super::registry::dev_of(self.0.as_ptr())) };
+    }
+}
+
 impl<T: Driver> Deref for DeviceGet<T> {
     type Target = DriverDevice<T>;
 

@@ -47,7 +47,7 @@ use kernel::{
 /// # Safety
 ///
 /// `ptr` is a valid device.
-unsafe fn dev_of(ptr: *mut bindings::ib_device) -> *mut bindings::device {
+pub(super) unsafe fn dev_of(ptr: *mut bindings::ib_device) -> *mut bindings::device {
     // SAFETY: The projection stays inside the valid device; a union's
     // members start at its address.
     unsafe { (&raw mut (*ptr).__bindgen_anon_1).cast() }

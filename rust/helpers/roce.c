@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * C side of rv0's wire (RoCE v2 over UDP port 4791): socket buffers,
+ * transmission through the IP layer without a socket, and the tap that
+ * receives RoCE v2 datagrams.  Prototypes in include/rverbs_helpers.h.
+ *
+ * The tap is a netfilter LOCAL_IN hook registered in every network
+ * namespace by a pernet_operations (Documentation/rv0-datapath.rst,
+ * "Part 3", option (c)): no UDP port is bound, so soft-RoCE keeps its own
+ * socket on port 4791 in any namespace.  The hook takes a datagram to port
+ * 4791 only if the Rust side claims it (it arrived on the netdev of an rv
+ * device); everything else goes on to the UDP layer.  netfilter's types are
+ * not in the kernel crate's bindings, so the two static tables stay here:
+ * one tap per module, whose handler the Rust side registers with
+ * rverbs_tap_register() and removes with rverbs_tap_unregister().
+ */
+
+#include <linux/crc32.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dst.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+
+#include "rverbs_helpers.h"
+
+/* The handler while the tap is registered; NULL otherwise. */
+static rverbs_tap_fn rverbs_tap_handler;
+static void *rverbs_tap_priv;
+
+/* A datagram to UDP port 4791 (IPv4 without options, IPv6 with UDP as
+ * the next header) goes to the handler; it returns true if it took it. */
+static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
+					const struct nf_hook_state *state)
+{
+	struct udphdr _uh;
+	const struct udphdr *uh;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ip_hdr(skb)->protocol != IPPROTO_UDP)
+			return NF_ACCEPT;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		if (ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
+			return NF_ACCEPT;
+	} else {
+		return NF_ACCEPT;
+	}
+	uh = skb_header_pointer(skb, skb_transport_offset(skb), sizeof(_uh), &_uh);
+	if (!uh || uh->dest != htons(ROCE_V2_UDP_DPORT))
+		return NF_ACCEPT;
+	/* The handler is set before the hook is registered anywhere and
+	 * cleared after it is unregistered everywhere and a grace period. */
+	return rverbs_tap_handler(rverbs_tap_priv, skb) ? NF_STOLEN : NF_ACCEPT;
+}
+
+static const struct nf_hook_ops rverbs_tap_ops = {
+	.hook = rverbs_tap_local_in,
+	.pf = NFPROTO_INET,
+	.hooknum = NF_INET_LOCAL_IN,
+	/* After the filter and security tables: firewall rules apply as
+	 * they would to a socket. */
+	.priority = NF_IP_PRI_SELINUX_LAST + 1,
+};
+
+static int __net_init rverbs_tap_net_init(struct net *net)
+{
+	return nf_register_net_hook(net, &rverbs_tap_ops);
+}
+
+static void __net_exit rverbs_tap_net_exit(struct net *net)
+{
+	nf_unregister_net_hook(net, &rverbs_tap_ops);
+}
+
+static struct pernet_operations rverbs_tap_net_ops = {
+	.init = rverbs_tap_net_init,
+	.exit = rverbs_tap_net_exit,
+};
+
+int rverbs_tap_register(rverbs_tap_fn handler, void *priv)
+{
+	int err;
+
+	if (READ_ONCE(rverbs_tap_handler))
+		return -EBUSY;
+	rverbs_tap_priv = priv;
+	WRITE_ONCE(rverbs_tap_handler, handler);
+	/* Registers the hook in every namespace, now and to come. */
+	err = register_pernet_subsys(&rverbs_tap_net_ops);
+	if (err)
+		WRITE_ONCE(rverbs_tap_handler, NULL);
+	return err;
+}
+
+void rverbs_tap_unregister(void)
+{
+	unregister_pernet_subsys(&rverbs_tap_net_ops);
+	/* A hook unregistered may still run on another CPU until a grace
+	 * period has passed (net/netfilter/core.c frees the old table with
+	 * call_rcu). */
+	synchronize_net();
+	WRITE_ONCE(rverbs_tap_handler, NULL);
+	rverbs_tap_priv = NULL;
+}
+
+/* The netdev a datagram arrived on; for a VLAN, the real device under it. */
+struct net_device *rverbs_skb_rx_real_dev(const struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+
+	if (dev && is_vlan_dev(dev))
+		dev = vlan_dev_real_dev(dev);
+	return dev;
+}
+
+/* The netdev a datagram arrived on (a VLAN's own). */
+struct net_device *rverbs_skb_dev(const struct sk_buff *skb)
+{
+	return skb->dev;
+}
+
+/* Makes the packet linear: an allocation only if it is not. */
+int rverbs_skb_linearize(struct sk_buff *skb)
+{
+	return skb_linearize(skb);
+}
+
+/*
+ * The bytes of a linear packet from its network header to its end; NULL if
+ * it is not linear or has no such header.
+ */
+const u8 *rverbs_skb_network_bytes(const struct sk_buff *skb, size_t *len)
+{
+	if (skb_is_nonlinear(skb))
+		return NULL;
+	if (skb_network_header(skb) < skb->head ||
+	    skb_network_header(skb) > skb_tail_pointer(skb))
+		return NULL;
+	*len = skb_tail_pointer(skb) - skb_network_header(skb);
+	return skb_network_header(skb);
+}
+
+/* A packet of @len bytes for @dev, with room for its link-layer header;
+ * the bytes are zero. */
+struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len)
+{
+	unsigned int room = LL_RESERVED_SPACE(dev);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + len, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	skb_put_zero(skb, len);
+	return skb;
+}
+
+u8 *rverbs_skb_data(const struct sk_buff *skb, size_t *len)
+{
+	*len = skb_headlen(skb);
+	return skb->data;
+}
+
+void rverbs_kfree_skb(struct sk_buff *skb)
+{
+	kfree_skb(skb);
+}
+
+void rverbs_consume_skb(struct sk_buff *skb)
+{
+	consume_skb(skb);
+}
+
+/*
+ * Sends @skb, whose data is a whole IPv4 (or IPv6, @ipv6) packet of
+ * @ip_hlen bytes of IP header, through the route @dst, whose reference it
+ * takes; no socket (as drivers/net/ipvlan does).  The IP layer fills in
+ * the IPv4 total length and header checksum, or the IPv6 payload length.
+ * Consumes @skb; returns what ip_local_out() returns.
+ */
+int rverbs_ip_local_out(struct sk_buff *skb, struct dst_entry *dst, bool ipv6,
+			unsigned int ip_hlen)
+{
+	struct net *net = dev_net(dst->dev);
+
+	skb_dst_set(skb, dst);
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, ip_hlen);
+	skb->dev = dst->dev;
+	if (ipv6) {
+		skb->protocol = htons(ETH_P_IPV6);
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		return ip6_local_out(net, NULL, skb);
+	}
+	skb->protocol = htons(ETH_P_IP);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	return ip_local_out(net, NULL, skb);
+}
+
+u32 rverbs_crc32_le(u32 crc, const u8 *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Socket buffers (`struct sk_buff`), as far as rv0's wire needs them: a
+//! packet built for transmission, and a received packet read once.
+//!
+//! C header: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h)
+
+use super::{
+    device::NetDevice,
+    route::Route, //
+};
+use crate::bindings;
+use core::ptr::NonNull;
+use kernel::prelude::*;
+
+/// A socket buffer owned by this object: freed (as dropped, `kfree_skb`)
+/// unless it is consumed, sent, or given back to the network stack.
+///
+/// # Invariants
+///
+/// `skb` is a valid socket buffer on which this object holds the only
+/// reference the caller had.
+pub(crate) struct SkBuff {
+    skb: NonNull<bindings::sk_buff>,
+}
+
+// SAFETY: A socket buffer owned by one party may be handed to any thread.
+unsafe impl Send for SkBuff {}
+
+impl SkBuff {
+    /// Takes ownership of `skb`.
+    ///
+    /// # Safety
+    ///
+    /// `skb` is a valid socket buffer whose reference the caller owns and
+    /// gives to the new object.
+    pub(crate) unsafe fn from_raw(skb: NonNull<bindings::sk_buff>) -> Self {
+        // INVARIANT: The caller's promise.
+        Self { skb }
+    }
+
+    /// Gives the buffer back (to the caller of [`SkBuff::from_raw`]).
+    pub(crate) fn into_raw(self) -> NonNull<bindings::sk_buff> {
+        let skb = self.skb;
+        core::mem::forget(self);
+        skb
+    }
+
+    /// A packet of `len` zero bytes to send on `dev`, with room before
+    /// them for its link-layer header. May sleep.
+    pub(crate) fn alloc_tx(dev: &NetDevice, len: usize) -> Result<Self> {
+        // SAFETY: `dev` is valid; the helper allocates with GFP_KERNEL.
+        let skb = unsafe { bindings::rverbs_skb_alloc_tx(dev.as_raw(), len) };
+        // INVARIANT: A new buffer, ours alone.
+        Ok(Self {
+            skb: NonNull::new(skb).ok_or(ENOMEM)?,
+        })
+    }
+
+    /// The bytes of a packet built by [`SkBuff::alloc_tx`], to fill in.
+    pub(crate) fn data_mut(&mut self) -> &mut [u8] {
+        let mut len = 0usize;
+        // SAFETY: The buffer is valid and ours (type invariant).
+        let data = unsafe { bindings::rverbs_skb_data(self.skb.as_ptr(), &mut len) };
+        // SAFETY: `data` is the linear part of a buffer nobody else
+        // references (type invariant: a new one, not cloned), `len` bytes,
+        // borrowed mutably with `self`.
+        unsafe { core::slice::from_raw_parts_mut(data, len) }
+    }
+
+    /// Makes a received packet linear (which allocates only if it was
+    /// not), for [`SkBuff::network_bytes`]. `ENOMEM` if that fails.
+    pub(crate) fn linearize(&mut self) -> Result {
+        // SAFETY: The buffer is valid and ours; the helper may reallocate
+        // its head, which no reference points into (they borrow `self`).
+        if unsafe { bindings::rverbs_skb_linearize(self.skb.as_ptr()) } != 0 {
+            return Err(ENOMEM);
+        }
+        Ok(())
+    }
+
+    /// The bytes of a linear received packet from its IP header on; empty
+    /// if it is not linear ([`SkBuff::linearize`]).
+    pub(crate) fn network_bytes(&self) -> &[u8] {
+        let mut len = 0usize;
+        // SAFETY: The buffer is valid.
+        let data = unsafe { bindings::rverbs_skb_network_bytes(self.skb.as_ptr(), &mut len) };
+        if data.is_null() {
+            return &[];
+        }
+        // SAFETY: `len` linear bytes of the buffer, which stay as they are
+        // while `self` is borrowed: the stack gave the packet up to us,
+        // only `&mut self` methods change its head, and a clone's data is
+        // never written in place.
+        unsafe { core::slice::from_raw_parts(data, len) }
+    }
+
+    /// The netdev the packet arrived on (for a VLAN, the VLAN's).
+    pub(crate) fn rx_dev(&self) -> Option<&NetDevice> {
+        // SAFETY: The buffer is valid.
+        let dev = unsafe { bindings::rverbs_skb_dev(self.skb.as_ptr()) };
+        // SAFETY: As in `rx_real_dev`.
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+
+    /// The netdev the packet arrived on, or for a VLAN the real device
+    /// under it, if it has one.
+    pub(crate) fn rx_real_dev(&self) -> Option<&NetDevice> {
+        // SAFETY: The buffer is valid.
+        let dev = unsafe { bindings::rverbs_skb_rx_real_dev(self.skb.as_ptr()) };
+        // SAFETY: A received packet holds its netdev for as long as it is
+        // being received: the device is valid while `self` is borrowed.
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+
+    /// Frees a packet that was used as it should be (`consume_skb`: not
+    /// counted as a drop).
+    pub(crate) fn consume(self) {
+        // SAFETY: Ours (type invariant), given up here.
+        unsafe { bindings::rverbs_consume_skb(self.into_raw().as_ptr()) };
+    }
+
+    /// Sends a whole IP packet (its IP header of `ip_hlen` bytes first,
+    /// IPv4 or `ipv6`) along `route`, with no socket (`ip_local_out`,
+    /// `ip6_local_out`); the IP layer fills in the IPv4 total length and
+    /// checksum, or the IPv6 payload length. `Err` with the `NET_XMIT_*` or
+    /// negative value if the packet was not sent.
+    pub(crate) fn ip_local_out(self, route: Route, ipv6: bool, ip_hlen: u32) -> Result<(), i32> {
+        let dst = route.into_dst();
+        // SAFETY: The buffer is ours and holds the packet; the route's
+        // reference goes to the buffer; both are consumed.
+        let ret = unsafe {
+            bindings::rverbs_ip_local_out(self.into_raw().as_ptr(), dst.as_ptr(), ipv6, ip_hlen)
+        };
+        if ret == 0 {
+            Ok(())
+        } else {
+            Err(ret)
+        }
+    }
+}
+
+impl Drop for SkBuff {
+    fn drop(&mut self) {
+        // SAFETY: Ours (type invariant).
+        unsafe { bindings::rverbs_kfree_skb(self.skb.as_ptr()) };
+    }
+}
+
+/// The CRC-32 (little endian, reflected) of `bytes` continued from `crc`
+/// (`crc32_le`).
+pub(crate) fn crc32_le(crc: u32, bytes: &[u8]) -> u32 {
+    // SAFETY: `bytes` is valid for reads of its length.
+    unsafe { bindings::rverbs_crc32_le(crc, bytes.as_ptr(), bytes.len()) }
+}

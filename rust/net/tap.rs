@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The RoCE v2 tap: every IP datagram to UDP port 4791 delivered to this
+//! host, in every network namespace, is offered to a handler before the
+//! UDP layer sees it; what the handler does not take goes on as before.
+//!
+//! The C side (`rust/helpers/roce.c`) is a netfilter `LOCAL_IN` hook,
+//! registered in each namespace by a `pernet_operations` and unregistered
+//! when the namespace goes away or the tap is dropped. No UDP port is
+//! bound: soft-RoCE keeps its socket on port 4791 wherever it has one, and
+//! receives every datagram the handler leaves.
+//!
+//! C header: [`include/linux/netfilter.h`](srctree/include/linux/netfilter.h)
+
+use super::skb::SkBuff;
+use crate::bindings;
+use core::{
+    ffi::c_void,
+    ptr::NonNull, //
+};
+use kernel::{
+    error::to_result,
+    prelude::*,
+    sync::Arc, //
+};
+
+/// What receives the datagrams of the tap. Called in the network's
+/// softirq (or with bottom halves disabled), one datagram at a time per
+/// CPU, concurrently on several CPUs.
+pub(crate) trait TapHandler: Send + Sync + 'static {
+    /// Takes `skb` (a datagram to port 4791, IPv4 without options or IPv6
+    /// with UDP as the next header; its UDP header is not checked yet), or
+    /// gives it back to go on to the UDP layer.
+    fn receive(&self, skb: SkBuff) -> Result<(), SkBuff>;
+}
+
+/// The registered tap with its handler; unregistered on drop, after which
+/// the handler is no longer called. One per module at a time.
+///
+/// # Invariants
+///
+/// The C tap is registered with `handler::<H>` and the address of the
+/// object `handler` owns, until `drop`.
+pub(crate) struct Tap<H: TapHandler> {
+    /// Kept alive while registered: the C tap points to it.
+    _handler: Arc<H>,
+}
+
+impl<H: TapHandler> Tap<H> {
+    /// Registers `handler` in every namespace. `EBUSY` if a tap is already
+    /// registered.
+    pub(crate) fn register(handler: Arc<H>) -> Result<Self> {
+        let data = Arc::as_ptr(&handler).cast_mut().cast::<c_void>();
+        // SAFETY: `data` points to the handler, which lives until `drop`
+        // unregisters the tap; `receive` matches `rverbs_tap_fn`.
+        to_result(unsafe { bindings::rverbs_tap_register(Some(Self::receive), data) })?;
+        // INVARIANT: Registered above.
+        Ok(Self { _handler: handler })
+    }
+
+    /// # Safety
+    ///
+    /// Called by the C tap while registered with the data of a `Tap<H>`,
+    /// with a valid packet whose reference the caller gives to this
+    /// function if it returns `true`.
+    unsafe extern "C" fn receive(data: *mut c_void, skb: *mut bindings::sk_buff) -> bool {
+        // SAFETY: The caller's promise: `data` is the handler of a
+        // registered tap, alive until after the tap is unregistered.
+        let handler = unsafe { &*data.cast::<H>() };
+        let Some(skb) = NonNull::new(skb) else {
+            return false;
+        };
+        // SAFETY: The caller's reference, ours if we return `true`; if the
+        // handler gives the buffer back, so do we.
+        let skb = unsafe { SkBuff::from_raw(skb) };
+        match handler.receive(skb) {
+            Ok(()) => true,
+            Err(skb) => {
+                let _ = skb.into_raw();
+                false
+            }
+        }
+    }
+}
+
+impl<H: TapHandler> Drop for Tap<H> {
+    fn drop(&mut self) {
+        // SAFETY: Registered (type invariant); this unregisters the hook in
+        // every namespace and waits until no call runs any more.
+        unsafe { bindings::rverbs_tap_unregister() };
+    }
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Which rv device a packet from the wire is for: the netdevs that carry
+//! an rv device, found under RCU by the tap ([`crate::net::tap`]) for each
+//! RoCE v2 datagram it sees.
+//!
+//! A device is bound to its netdev from its registration until the netdev
+//! unregisters (or moves to another namespace, which unregisters it
+//! first), or the device goes away. The binding keeps the device's memory
+//! ([`DeviceRef`]), not its registration: a packet takes a registration
+//! reference while it is delivered, and none is taken once the device's
+//! unregistration has begun. The bindings are few (one per rv device), so
+//! they are a list, replaced as a whole when one comes or goes.
+
+use super::{
+    datapath,
+    device::Rv,
+    wire::Count, //
+};
+use crate::{
+    net::{
+        device::NetDevice,
+        skb::SkBuff,
+        tap::TapHandler, //
+    },
+    rdma::{
+        device::Device,
+        driver::{
+            DeviceRef,
+            DriverDevice, //
+        },
+        table::RcuTable,
+    },
+};
+use kernel::{
+    new_mutex,
+    prelude::*,
+    sync::{
+        rcu,
+        Arc,
+        Mutex, //
+    },
+};
+
+/// The only entry of the table: the list of bindings.
+const LIST: u32 = 0;
+
+/// A netdev that carries an rv device.
+struct Binding {
+    /// The netdev, as an address: compared, never followed.
+    ndev: usize,
+    dev: DeviceRef<Rv>,
+}
+
+/// The bindings of rv devices to their netdevs, for the tap.
+#[pin_data]
+pub(crate) struct Ports {
+    #[pin]
+    list: RcuTable<KVec<Arc<Binding>>>,
+    /// Serialises the writers of `list`.
+    #[pin]
+    writing: Mutex<()>,
+}
+
+/// The address of a netdev, which identifies it while it is registered.
+fn key(ndev: &NetDevice) -> usize {
+    core::ptr::from_ref(ndev) as usize
+}
+
+impl Ports {
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            list <- RcuTable::new(),
+            writing <- new_mutex!(()),
+        })
+    }
+
+    /// Replaces the list with `f` applied to a copy of it. May sleep.
+    fn update(&self, f: impl FnOnce(&mut KVec<Arc<Binding>>) -> Result) -> Result {
+        let _writing = self.writing.lock();
+        let mut list = KVec::new();
+        {
+            let guard = rcu::read_lock();
+            if let Some(old) = self.list.get(&guard, LIST) {
+                list.reserve(old.len() + 1, GFP_ATOMIC)?;
+                for b in old.iter() {
+                    list.push(b.clone(), GFP_ATOMIC)?;
+                }
+            }
+        }
+        f(&mut list)?;
+        let list = Arc::new(list, GFP_KERNEL)?;
+        // The old list, and any binding only it held, go once no reader
+        // sees them.
+        drop(self.list.replace(LIST, list)?);
+        Ok(())
+    }
+
+    /// Binds `dev` to `ndev`: packets arriving on `ndev` (or a VLAN on it)
+    /// go to `dev` from now on. May sleep.
+    pub(crate) fn bind(
+        self: &Arc<Self>,
+        dev: &DriverDevice<Rv>,
+        ndev: &NetDevice,
+    ) -> Result<PortBinding> {
+        let binding = Arc::new(
+            Binding {
+                ndev: key(ndev),
+                dev: DeviceRef::new(dev),
+            },
+            GFP_KERNEL,
+        )?;
+        self.update(|list| {
+            list.push(binding, GFP_KERNEL)?;
+            Ok(())
+        })?;
+        Ok(PortBinding {
+            ports: self.clone(),
+            ndev: key(ndev),
+        })
+    }
+}
+
+/// The binding of a device to its netdev; undone when dropped (which may
+/// sleep: a grace period).
+pub(crate) struct PortBinding {
+    ports: Arc<Ports>,
+    ndev: usize,
+}
+
+impl Drop for PortBinding {
+    fn drop(&mut self) {
+        let ndev = self.ndev;
+        // Without memory for a new list the binding stays: its device's
+        // memory stays too, and packets for it are not taken once it is
+        // unregistered. Not expected with a list this short.
+        let _ = self.ports.update(|list| {
+            list.retain(|b| b.ndev != ndev);
+            Ok(())
+        });
+    }
+}
+
+impl TapHandler for Ports {
+    fn receive(&self, skb: SkBuff) -> Result<(), SkBuff> {
+        let (dev, rxe) = match skb.rx_real_dev() {
+            None => (None, false),
+            Some(ndev) => {
+                let dev = {
+                    let guard = rcu::read_lock();
+                    self.list.get(&guard, LIST).and_then(|list| {
+                        list.iter()
+                            .find(|b| b.ndev == key(ndev))
+                            .and_then(|b| b.dev.try_get())
+                    })
+                };
+                // soft-RoCE accepts a netdev that has an rv device (it
+                // cannot see rv devices): there it gets the packets, as
+                // before rv0 had a wire.
+                let rxe =
+                    dev.is_some() && Device::exists_on_netdev(ndev, crate::rdma::RDMA_DRIVER_RXE);
+                (dev, rxe)
+            }
+        };
+        let Some(dev) = dev else {
+            return Err(skb);
+        };
+        if rxe {
+            dev.wire_counters().count(Count::YieldRxe);
+            return Err(skb);
+        }
+        datapath::receive(&dev, skb);
+        Ok(())
+    }
+}

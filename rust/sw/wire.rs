@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! RoCE v2 packets of rv0, as soft-RoCE puts them on the wire: an IPv4 or
+//! IPv6 header, UDP to port 4791, the base transport header (BTH), for UD
+//! the datagram extended transport header (DETH), immediate data if any,
+//! the payload padded to 4 bytes, and the invariant CRC (ICRC).
+//!
+//! Only the byte layout is here, built and checked without `unsafe` over
+//! plain slices; sending and receiving are in [`super::datapath`]. The
+//! references are `rxe_hdr.h` (headers), `rxe_net.c` (IP and UDP),
+//! `rxe_icrc.c` (ICRC) and `rxe_recv.c` (the receive checks) of 7.2.
+
+use crate::{
+    net::{
+        skb::crc32_le,
+        IpAddr, //
+    },
+    rdma::gid::Gid,
+};
+use kernel::{
+    debugfs::Writer,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
+};
+
+/// The UDP port of RoCE v2 (`ROCE_V2_UDP_DPORT`).
+pub(crate) const ROCE_V2_PORT: u16 = 4791;
+
+/// BTH opcode of a UD SEND that fits one packet.
+pub(crate) const UD_SEND_ONLY: u8 = 0x64;
+
+/// BTH opcode of a UD SEND with immediate data.
+pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x65;
+
+/// The default P_Key, full membership (`IB_DEFAULT_PKEY_FULL`).
+pub(crate) const DEFAULT_PKEY: u16 = 0xffff;
+
+const IPV4_LEN: usize = 20;
+const IPV6_LEN: usize = 40;
+const UDP_LEN: usize = 8;
+const BTH_LEN: usize = 12;
+const DETH_LEN: usize = 8;
+const IMMDT_LEN: usize = 4;
+const ICRC_LEN: usize = 4;
+
+/// The CRC of 8 bytes of 0xff (a masked LRH) from a seed of all ones: where
+/// the ICRC of a RoCE v2 packet starts (`rxe_icrc.c:rxe_icrc_hdr`).
+const ICRC_SEED: u32 = 0xdebb_20e3;
+
+/// The 24 bits of a QP number or a PSN.
+const MASK_24: u32 = 0xff_ffff;
+
+/// The UDP source port of QP `qpn`: 0xc000 plus 14 bits of its hash
+/// (`rxe_qp.c:rxe_qp_init_req`, `hash_32`), so that a QP's packets take
+/// one path through ECMP.
+pub(crate) fn source_port(qpn: u32) -> u16 {
+    // `hash_32(qpn, 14)`: the top 14 bits of qpn * GOLDEN_RATIO_32.
+    let hash = qpn.wrapping_mul(0x61c8_8647) >> (32 - 14);
+    // CAST: 14 bits.
+    0xc000 + (hash & 0x3fff) as u16
+}
+
+/// Where a packet goes and what it says (one UD SEND).
+pub(crate) struct Outgoing<'a> {
+    pub(crate) src: IpAddr,
+    pub(crate) dst: IpAddr,
+    pub(crate) traffic_class: u8,
+    pub(crate) hop_limit: u8,
+    pub(crate) src_port: u16,
+    pub(crate) dest_qpn: u32,
+    pub(crate) src_qpn: u32,
+    pub(crate) psn: u32,
+    pub(crate) qkey: u32,
+    /// Immediate data, as the ring holds it (network order in memory).
+    pub(crate) imm: Option<u32>,
+    pub(crate) solicited: bool,
+    pub(crate) payload: &'a [u8],
+}
+
+impl Outgoing<'_> {
+    fn ip_len(&self) -> usize {
+        match self.src {
+            IpAddr::V4(_) => IPV4_LEN,
+            IpAddr::V6(_) => IPV6_LEN,
+        }
+    }
+
+    fn pad(&self) -> usize {
+        (4 - self.payload.len() % 4) % 4
+    }
+
+    fn transport_len(&self) -> usize {
+        BTH_LEN + DETH_LEN + if self.imm.is_some() { IMMDT_LEN } else { 0 }
+    }
+
+    /// The bytes of the whole IP packet.
+    pub(crate) fn len(&self) -> usize {
+        self.ip_len() + UDP_LEN + self.transport_len() + self.payload.len() + self.pad() + ICRC_LEN
+    }
+
+    /// The length of the IP header.
+    pub(crate) fn ip_header_len(&self) -> usize {
+        self.ip_len()
+    }
+
+    /// Whether the packet is IPv6.
+    pub(crate) fn is_ipv6(&self) -> bool {
+        matches!(self.src, IpAddr::V6(_))
+    }
+
+    /// Writes the IP header of the packet into `h` (its first 20 or 40
+    /// bytes, zero before): as `rxe_net.c:prepare_ipv4_hdr` (don't
+    /// fragment; the identification is 0, as the IP layer gives an atomic
+    /// datagram without a connected socket, where soft-RoCE hashes one) or
+    /// `prepare_ipv6_hdr` (no flow label). The IPv4 checksum is filled in.
+    pub(crate) fn write_ip_header(&self, h: &mut [u8]) {
+        let total = self.len();
+        match (&self.src, &self.dst) {
+            (IpAddr::V4(s), IpAddr::V4(d)) => {
+                h[0] = 0x45;
+                h[1] = self.traffic_class;
+                // CAST: At most 20 + 8 + 24 + 4096 + 3 + 4.
+                h[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+                h[6] = 0x40;
+                h[8] = self.hop_limit;
+                h[9] = 17;
+                h[12..16].copy_from_slice(s);
+                h[16..20].copy_from_slice(d);
+                let sum = ipv4_checksum(&h[..IPV4_LEN]);
+                h[10..12].copy_from_slice(&sum.to_be_bytes());
+            }
+            (IpAddr::V6(s), IpAddr::V6(d)) => {
+                h[0] = 0x60 | (self.traffic_class >> 4);
+                h[1] = self.traffic_class << 4;
+                // CAST: As above.
+                h[4..6].copy_from_slice(&((total - IPV6_LEN) as u16).to_be_bytes());
+                h[6] = 17;
+                h[7] = self.hop_limit;
+                h[8..24].copy_from_slice(s);
+                h[24..40].copy_from_slice(d);
+            }
+            // The caller takes both from GIDs of one family.
+            _ => {}
+        }
+    }
+
+    /// Writes the whole packet into `buf` ([`Outgoing::len`] zero bytes).
+    pub(crate) fn write(&self, buf: &mut [u8]) {
+        let ip = self.ip_len();
+        self.write_ip_header(&mut buf[..ip]);
+        // UDP: no checksum, as soft-RoCE (the ICRC covers the packet).
+        let udp_len = buf.len() - ip;
+        let u = &mut buf[ip..ip + UDP_LEN];
+        u[0..2].copy_from_slice(&self.src_port.to_be_bytes());
+        u[2..4].copy_from_slice(&ROCE_V2_PORT.to_be_bytes());
+        // CAST: Less than 2^16 (see `write_ip_header`).
+        u[4..6].copy_from_slice(&(udp_len as u16).to_be_bytes());
+        let t = ip + UDP_LEN;
+        let b = &mut buf[t..t + BTH_LEN];
+        // BTH (`rxe_hdr.h:bth_init`): no migration, no acknowledgement
+        // request for UD, transport version 0.
+        b[0] = if self.imm.is_some() {
+            UD_SEND_ONLY_WITH_IMMEDIATE
+        } else {
+            UD_SEND_ONLY
+        };
+        // CAST: 0..=3.
+        b[1] = (if self.solicited { 0x80 } else { 0 }) | ((self.pad() as u8) << 4);
+        b[2..4].copy_from_slice(&DEFAULT_PKEY.to_be_bytes());
+        b[4..8].copy_from_slice(&(self.dest_qpn & MASK_24).to_be_bytes());
+        b[8..12].copy_from_slice(&(self.psn & MASK_24).to_be_bytes());
+        let d = t + BTH_LEN;
+        buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
+        buf[d + 4..d + 8].copy_from_slice(&(self.src_qpn & MASK_24).to_be_bytes());
+        let mut p = d + DETH_LEN;
+        if let Some(imm) = self.imm {
+            buf[p..p + IMMDT_LEN].copy_from_slice(&imm.to_ne_bytes());
+            p += IMMDT_LEN;
+        }
+        buf[p..p + self.payload.len()].copy_from_slice(self.payload);
+        let end = buf.len() - ICRC_LEN;
+        let icrc = icrc(&buf[..ip], &buf[ip..end]);
+        buf[end..].copy_from_slice(&icrc.to_le_bytes());
+    }
+}
+
+/// The IPv4 header checksum of `h` (its checksum field 0).
+pub(crate) fn ipv4_checksum(h: &[u8]) -> u16 {
+    !fold(sum16(0, h))
+}
+
+/// The ones' complement sum of `bytes` as 16-bit big-endian words, added
+/// to `sum` (not folded).
+fn sum16(sum: u64, bytes: &[u8]) -> u64 {
+    bytes.chunks(2).fold(sum, |s, c| {
+        s + u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))
+    })
+}
+
+/// Folds a ones' complement sum to 16 bits.
+fn fold(mut sum: u64) -> u16 {
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    // CAST: Folded to 16 bits above.
+    sum as u16
+}
+
+/// The ICRC of a packet whose IP header is `ip` and whose UDP datagram up
+/// to the ICRC is `rest` (`rxe_icrc.c`): a CRC-32 over the headers with
+/// the fields that routers change masked to ones (IPv4 type of service,
+/// time to live and checksum; IPv6 traffic class, flow label and hop
+/// limit; the UDP checksum; the reserved byte of the BTH), then over the
+/// rest of the packet; complemented.
+fn icrc(ip: &[u8], rest: &[u8]) -> u32 {
+    let mut pseudo = [0u8; IPV6_LEN + UDP_LEN + BTH_LEN];
+    let hl = ip.len();
+    let n = hl + UDP_LEN + BTH_LEN;
+    pseudo[..hl].copy_from_slice(ip);
+    pseudo[hl..n].copy_from_slice(&rest[..UDP_LEN + BTH_LEN]);
+    if hl == IPV4_LEN {
+        pseudo[1] = 0xff;
+        pseudo[8] = 0xff;
+        pseudo[10] = 0xff;
+        pseudo[11] = 0xff;
+    } else {
+        pseudo[0] |= 0x0f;
+        pseudo[1] = 0xff;
+        pseudo[2] = 0xff;
+        pseudo[3] = 0xff;
+        pseudo[7] = 0xff;
+    }
+    pseudo[hl + 6] = 0xff;
+    pseudo[hl + 7] = 0xff;
+    pseudo[hl + UDP_LEN + 4] = 0xff;
+    let crc = crc32_le(ICRC_SEED, &pseudo[..n]);
+    !crc32_le(crc, &rest[UDP_LEN + BTH_LEN..])
+}
+
+/// Why a received packet was dropped before it reached a QP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Malformed {
+    /// The IP or UDP header is short, inconsistent, or not ours to parse
+    /// (IPv4 options, IPv6 extension headers).
+    Header,
+    /// The UDP checksum is not zero and wrong.
+    UdpChecksum,
+    /// The transport version is not 0, or the opcode is not a UD SEND.
+    Opcode,
+    /// Too short for its headers, padding and ICRC.
+    Length,
+    /// The ICRC does not match.
+    Icrc,
+}
+
+/// A UD SEND received from the wire, checked up to its ICRC.
+pub(crate) struct Incoming<'a> {
+    /// The IP header: 20 bytes of IPv4, or 40 of IPv6.
+    pub(crate) ip_header: &'a [u8],
+    /// The destination address as a GID (IPv4-mapped for IPv4).
+    pub(crate) dgid: Gid,
+    pub(crate) solicited: bool,
+    pub(crate) pkey: u16,
+    pub(crate) dest_qpn: u32,
+    pub(crate) qkey: u32,
+    pub(crate) src_qpn: u32,
+    /// Immediate data, as it was sent (network order in memory).
+    pub(crate) imm: Option<u32>,
+    pub(crate) payload: &'a [u8],
+}
+
+/// Parses and checks a received IP packet: the UDP layer's checks
+/// (length; a non-zero checksum), then soft-RoCE's (`rxe_recv.c:rxe_rcv`:
+/// transport version, opcode, lengths, ICRC). A datagram to port 4791 is
+/// assumed (the tap checked it).
+pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming<'_>, Malformed> {
+    let version = bytes.first().ok_or(Malformed::Header)? >> 4;
+    let (hl, udp_room, dgid) = match version {
+        4 => {
+            let h = bytes.get(..IPV4_LEN).ok_or(Malformed::Header)?;
+            // Options would shift the ICRC's pseudo-header (soft-RoCE
+            // takes 20 bytes): not sent by soft-RoCE, not taken here.
+            if h[0] & 0x0f != 5 || h[9] != 17 {
+                return Err(Malformed::Header);
+            }
+            let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
+            let mut g = [0u8; 16];
+            g[10] = 0xff;
+            g[11] = 0xff;
+            g[12..].copy_from_slice(&h[16..20]);
+            (IPV4_LEN, total.min(bytes.len()), Gid::new(g))
+        }
+        6 => {
+            let h = bytes.get(..IPV6_LEN).ok_or(Malformed::Header)?;
+            if h[6] != 17 {
+                return Err(Malformed::Header);
+            }
+            let payload = usize::from(u16::from_be_bytes([h[4], h[5]]));
+            let mut g = [0u8; 16];
+            g.copy_from_slice(&h[24..40]);
+            (IPV6_LEN, (IPV6_LEN + payload).min(bytes.len()), Gid::new(g))
+        }
+        _ => return Err(Malformed::Header),
+    };
+    let ip = &bytes[..hl];
+    let after_ip = bytes.get(hl..udp_room).ok_or(Malformed::Header)?;
+    let u = after_ip.get(..UDP_LEN).ok_or(Malformed::Header)?;
+    let udp_len = usize::from(u16::from_be_bytes([u[4], u[5]]));
+    if udp_len < UDP_LEN || udp_len > after_ip.len() {
+        return Err(Malformed::Header);
+    }
+    // Bytes past the UDP length are not part of the datagram.
+    let udp = &after_ip[..udp_len];
+    let check = u16::from_be_bytes([u[6], u[7]]);
+    if check != 0 && !udp_checksum_ok(ip, udp) {
+        return Err(Malformed::UdpChecksum);
+    }
+    let pkt = &udp[UDP_LEN..];
+    let b = pkt.get(..BTH_LEN).ok_or(Malformed::Length)?;
+    let opcode = b[0];
+    if b[1] & 0x0f != 0 {
+        return Err(Malformed::Opcode);
+    }
+    let hdr = match opcode {
+        UD_SEND_ONLY => BTH_LEN + DETH_LEN,
+        UD_SEND_ONLY_WITH_IMMEDIATE => BTH_LEN + DETH_LEN + IMMDT_LEN,
+        _ => return Err(Malformed::Opcode),
+    };
+    let pad = usize::from((b[1] >> 4) & 3);
+    if pkt.len() < hdr + pad + ICRC_LEN {
+        return Err(Malformed::Length);
+    }
+    let end = pkt.len() - ICRC_LEN;
+    let sent = u32::from_le_bytes([pkt[end], pkt[end + 1], pkt[end + 2], pkt[end + 3]]);
+    if icrc(ip, &udp[..UDP_LEN + end]) != sent {
+        return Err(Malformed::Icrc);
+    }
+    let word = |at: usize| u32::from_be_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]]);
+    let imm = (opcode == UD_SEND_ONLY_WITH_IMMEDIATE).then(|| {
+        let at = BTH_LEN + DETH_LEN;
+        u32::from_ne_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]])
+    });
+    Ok(Incoming {
+        ip_header: ip,
+        dgid,
+        solicited: b[1] & 0x80 != 0,
+        pkey: u16::from_be_bytes([b[2], b[3]]),
+        dest_qpn: word(4) & MASK_24,
+        qkey: word(BTH_LEN),
+        src_qpn: word(BTH_LEN + 4) & MASK_24,
+        imm,
+        payload: &pkt[hdr..end - pad],
+    })
+}
+
+/// Whether the UDP checksum of `udp` (header and data) under IP header
+/// `ip` is right: the ones' complement sum over the pseudo-header and the
+/// datagram is all ones.
+fn udp_checksum_ok(ip: &[u8], udp: &[u8]) -> bool {
+    // CAST: A UDP length, below 2^16.
+    let len = udp.len() as u64;
+    let sum = if ip.len() == IPV4_LEN {
+        sum16(len + 17, &ip[12..20])
+    } else {
+        sum16(len + 17, &ip[8..40])
+    };
+    fold(sum16(sum, udp)) == 0xffff
+}
+
+/// Whether a packet's P_Key matches the port's only one, the default
+/// (`rxe_hdr.h:pkey_match`: the same 15 bits, not zero, one of the two a
+/// full member).
+pub(crate) fn pkey_ok(pkey: u16) -> bool {
+    let low = pkey & 0x7fff;
+    low != 0 && low == DEFAULT_PKEY & 0x7fff
+}
+
+/// What a device counts on the wire: packets sent, and every received
+/// packet as delivered or by why it was dropped (the `wire` debugfs file).
+#[derive(Clone, Copy)]
+pub(crate) enum Count {
+    /// Packets handed to the IP layer.
+    Sent,
+    /// Sends that failed: no route, no memory, or refused by the IP layer.
+    SendError,
+    /// Received packets written into a receive buffer.
+    Received,
+    /// Dropped: bad IP or UDP header.
+    Header,
+    /// Dropped: bad UDP checksum.
+    UdpChecksum,
+    /// Dropped: transport version or opcode (not a UD SEND).
+    Opcode,
+    /// Dropped: too short for its headers.
+    Length,
+    /// Dropped: bad ICRC.
+    Icrc,
+    /// Dropped: the destination address is not a GID of the port.
+    Gid,
+    /// Dropped: no such QP (or multicast, which has no groups yet).
+    Qpn,
+    /// Dropped: the QP is not ready to receive.
+    State,
+    /// Dropped: the P_Key does not match.
+    Pkey,
+    /// Dropped: the Q_Key does not match.
+    Qkey,
+    /// Dropped: the QP is in error (its receives flushed).
+    Flushed,
+    /// Dropped: no receive posted, or too small a buffer.
+    NoBuffer,
+    /// Left to soft-RoCE, which has a device on the same netdev.
+    YieldRxe,
+}
+
+/// The names of the counts, in the order of [`Count`].
+const COUNT_NAMES: [&str; 16] = [
+    "sent",
+    "send_error",
+    "received",
+    "drop_header",
+    "drop_udp_checksum",
+    "drop_opcode",
+    "drop_length",
+    "drop_icrc",
+    "drop_gid",
+    "drop_qpn",
+    "drop_state",
+    "drop_pkey",
+    "drop_qkey",
+    "drop_flushed",
+    "drop_no_buffer",
+    "yield_rxe",
+];
+
+/// The counters of a device's wire.
+pub(crate) struct Counters([Atomic<u64>; COUNT_NAMES.len()]);
+
+impl Counters {
+    pub(crate) fn new() -> Self {
+        Self(core::array::from_fn(|_| Atomic::new(0)))
+    }
+
+    /// Counts one `what`. Any context.
+    pub(crate) fn count(&self, what: Count) {
+        // CAST: An index of the array (one name per variant).
+        self.0[what as usize].fetch_add(1, Relaxed);
+    }
+}
+
+impl Writer for Counters {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (name, n) in COUNT_NAMES.iter().zip(self.0.iter()) {
+            writeln!(f, "{} {}", name, n.load(Relaxed))?;
+        }
+        Ok(())
+    }
+}

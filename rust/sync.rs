@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Locks the kernel crate does not have.
+//!
+//! C header: [`include/linux/spinlock.h`](srctree/include/linux/spinlock.h)
+
+use crate::bindings;
+use kernel::sync::lock::{
+    Backend,
+    Lock, //
+};
+
+/// Creates a [`SpinLockBh`] initialiser with a new lock class.
+macro_rules! new_spinlock_bh {
+    ($inner:expr $(, $name:literal)? $(,)?) => {
+        $crate::sync::SpinLockBh::new(
+            $inner, kernel::optional_name!($($name)?), kernel::static_lock_class!())
+    };
+}
+pub(crate) use new_spinlock_bh;
+
+/// A spinlock taken with the bottom halves of the CPU disabled
+/// (`spin_lock_bh`): for data used both in process context and in the
+/// network's softirq, where a plain spinlock held by the interrupted task
+/// would deadlock the CPU.
+pub(crate) type SpinLockBh<T> = Lock<T, SpinLockBhBackend>;
+
+/// The `spin_lock_bh` backend of [`SpinLockBh`].
+pub(crate) struct SpinLockBhBackend;
+
+// SAFETY: A kernel `spinlock_t` ensures mutual exclusion; `lock` and
+// `try_lock` disable the bottom halves until `unlock` re-enables them, so
+// a guard is released on the CPU and in the context that took it (the
+// kernel crate's guards are not `Send`).
+unsafe impl Backend for SpinLockBhBackend {
+    type State = bindings::spinlock_t;
+    type GuardState = ();
+
+    unsafe fn init(
+        ptr: *mut Self::State,
+        name: *const kernel::ffi::c_char,
+        key: *mut bindings::lock_class_key,
+    ) {
+        // SAFETY: The caller's promise: `ptr` is valid for writes, `name`
+        // and `key` for reads forever.
+        unsafe { bindings::__spin_lock_init(ptr, name, key) }
+    }
+
+    unsafe fn lock(ptr: *mut Self::State) -> Self::GuardState {
+        // SAFETY: The caller's promise: `ptr` is an initialised lock.
+        unsafe { bindings::rverbs_spin_lock_bh(ptr) }
+    }
+
+    unsafe fn try_lock(ptr: *mut Self::State) -> Option<Self::GuardState> {
+        // SAFETY: As in `lock`.
+        (unsafe { bindings::rverbs_spin_trylock_bh(ptr) } != 0).then_some(())
+    }
+
+    unsafe fn unlock(ptr: *mut Self::State, _guard_state: &Self::GuardState) {
+        // SAFETY: The caller's promise: it owns the lock, taken by `lock`.
+        unsafe { bindings::rverbs_spin_unlock_bh(ptr) }
+    }
+
+    unsafe fn assert_is_held(ptr: *mut Self::State) {
+        // SAFETY: The caller's promise: `ptr` is an initialised lock.
+        unsafe { bindings::spin_assert_is_held(ptr) }
+    }
+}
