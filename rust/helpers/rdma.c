@@ -171,8 +171,10 @@ void rverbs_cond_resched(void)
 	cond_resched();
 }
 
-/* The bottom-half-safe spinlock of crate::sync::SpinLockBh: the data path
- * takes its locks in process context and in the network's softirq. */
+/*
+ * The bottom-half-safe spinlock of crate::sync::SpinLockBh: the data path
+ * takes its locks in process context and in the network's softirq.
+ */
 void rverbs_spin_lock_bh(spinlock_t *lock)
 {
 	spin_lock_bh(lock);

@@ -35,8 +35,10 @@
 static rverbs_tap_fn rverbs_tap_handler;
 static void *rverbs_tap_priv;
 
-/* A datagram to UDP port 4791 (IPv4 without options, IPv6 with UDP as
- * the next header) goes to the handler; it returns true if it took it. */
+/*
+ * A datagram to UDP port 4791 (IPv4 without options, IPv6 with UDP as
+ * the next header) goes to the handler; it returns true if it took it.
+ */
 static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 					const struct nf_hook_state *state)
 {
@@ -55,8 +57,10 @@ static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 	uh = skb_header_pointer(skb, skb_transport_offset(skb), sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(ROCE_V2_UDP_DPORT))
 		return NF_ACCEPT;
-	/* The handler is set before the hook is registered anywhere and
-	 * cleared after it is unregistered everywhere and a grace period. */
+	/*
+	 * The handler is set before the hook is registered anywhere and
+	 * cleared after it is unregistered everywhere and a grace period.
+	 */
 	return rverbs_tap_handler(rverbs_tap_priv, skb) ? NF_STOLEN : NF_ACCEPT;
 }
 
@@ -64,8 +68,10 @@ static const struct nf_hook_ops rverbs_tap_ops = {
 	.hook = rverbs_tap_local_in,
 	.pf = NFPROTO_INET,
 	.hooknum = NF_INET_LOCAL_IN,
-	/* After the filter and security tables: firewall rules apply as
-	 * they would to a socket. */
+	/*
+	 * After the filter and security tables: firewall rules apply as
+	 * they would to a socket.
+	 */
 	.priority = NF_IP_PRI_SELINUX_LAST + 1,
 };
 
@@ -102,9 +108,11 @@ int rverbs_tap_register(rverbs_tap_fn handler, void *priv)
 void rverbs_tap_unregister(void)
 {
 	unregister_pernet_subsys(&rverbs_tap_net_ops);
-	/* A hook unregistered may still run on another CPU until a grace
+	/*
+	 * A hook unregistered may still run on another CPU until a grace
 	 * period has passed (net/netfilter/core.c frees the old table with
-	 * call_rcu). */
+	 * call_rcu).
+	 */
 	synchronize_net();
 	WRITE_ONCE(rverbs_tap_handler, NULL);
 	rverbs_tap_priv = NULL;
@@ -147,8 +155,10 @@ const u8 *rverbs_skb_network_bytes(const struct sk_buff *skb, size_t *len)
 	return skb_network_header(skb);
 }
 
-/* A packet of @len bytes for @dev, with room for its link-layer header;
- * the bytes are zero. */
+/*
+ * A packet of @len bytes for @dev, with room for its link-layer header;
+ * the bytes are zero.
+ */
 struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len)
 {
 	unsigned int room = LL_RESERVED_SPACE(dev);
