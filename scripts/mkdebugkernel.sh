@@ -62,8 +62,8 @@ while IFS= read -r line; do
 done <"$frag"
 [ "${#missing[@]}" -eq 0 ] ||
 	die "the debug kernel's .config lacks: ${missing[*]} (a dependency of them is missing; see $base/build/.config)"
-info "debug kernel config: $(grep -cE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|UBSAN|FAILSLAB|RUST)=y$' \
-	"$base/build/.config") of 6 key options on (KASAN, PROVE_LOCKING, DEBUG_KMEMLEAK, UBSAN, FAILSLAB, RUST)"
+info "debug kernel config: $(grep -cE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK|UBSAN|FAILSLAB|RUST|NETFILTER)=y$' \
+	"$base/build/.config") of 7 key options on (KASAN, PROVE_LOCKING, DEBUG_KMEMLEAK, UBSAN, FAILSLAB, RUST, NETFILTER)"
 
 info "building the debug kernel with clang 22 (about 30 minutes on 2 cores; log: $log)"
 start=$SECONDS

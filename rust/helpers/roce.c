@@ -31,6 +31,10 @@
 
 #include "rverbs_helpers.h"
 
+#if !IS_ENABLED(CONFIG_NETFILTER)
+#error "rv0 receives RoCE v2 packets through a netfilter hook: CONFIG_NETFILTER=y is needed"
+#endif
+
 /* The handler while the tap is registered; NULL otherwise. */
 static rverbs_tap_fn rverbs_tap_handler;
 static void *rverbs_tap_priv;
