@@ -27,6 +27,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <net/xfrm.h>
 #include <rdma/ib_verbs.h>
 
 #include "rverbs_helpers.h"
@@ -60,6 +61,14 @@ static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 	}
 	uh = skb_header_pointer(skb, skb_transport_offset(skb), sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(ROCE_V2_UDP_DPORT))
+		return NF_ACCEPT;
+	/*
+	 * The IPsec input policy, which the UDP layer checks before a socket
+	 * gets the datagram: what it refuses goes on to be dropped there.
+	 */
+	if (skb->protocol == htons(ETH_P_IP) ?
+	    !xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb) :
+	    !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
 		return NF_ACCEPT;
 	/*
 	 * The handler is set before the hook is registered anywhere and
@@ -98,14 +107,20 @@ int rverbs_tap_register(rverbs_tap_fn handler, void *priv)
 {
 	int err;
 
-	if (READ_ONCE(rverbs_tap_handler))
+	if (cmpxchg(&rverbs_tap_handler, NULL, handler))
 		return -EBUSY;
+	/* Read by the hook only once it is registered, below. */
 	rverbs_tap_priv = priv;
-	WRITE_ONCE(rverbs_tap_handler, handler);
 	/* Registers the hook in every namespace, now and to come. */
 	err = register_pernet_subsys(&rverbs_tap_net_ops);
-	if (err)
+	if (err) {
+		/*
+		 * The namespaces registered before the failure were undone,
+		 * without waiting for hooks still running there.
+		 */
+		synchronize_net();
 		WRITE_ONCE(rverbs_tap_handler, NULL);
+	}
 	return err;
 }
 

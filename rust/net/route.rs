@@ -40,12 +40,16 @@ impl Route {
     /// interface `oif` (`ip_route_output_key`, `ip6_dst_lookup_flow`), as
     /// `addr4_resolve` and `addr6_resolve` of ib_core's addr.c do.
     ///
-    /// Both addresses must be of the same family. Fails with the routing
-    /// error (`ENETUNREACH`, `EHOSTUNREACH`, ...).
+    /// Both addresses must be of the same family. `proto` is the IP
+    /// protocol of the packets (0 for none in particular, as ib_core's
+    /// address resolution; UDP for RoCE v2 packets, as soft-RoCE's
+    /// `rxe_find_route`, so that IPsec policies and `ipproto` rules apply).
+    /// Fails with the routing error (`ENETUNREACH`, `EHOSTUNREACH`, ...).
     pub(crate) fn output(
         _rcu: &rcu::Guard,
         net: &Net,
         oif: i32,
+        proto: u8,
         src: &IpAddr,
         dst: &IpAddr,
     ) -> Result<Route> {
@@ -54,6 +58,7 @@ impl Route {
                 let mut fl4 = bindings::flowi4 {
                     __fl_common: bindings::flowi_common {
                         flowic_oif: oif,
+                        flowic_proto: proto,
                         ..Default::default()
                     },
                     daddr: u32::from_ne_bytes(*d),
@@ -78,6 +83,7 @@ impl Route {
                 let mut fl6 = bindings::flowi6 {
                     __fl_common: bindings::flowi_common {
                         flowic_oif: oif,
+                        flowic_proto: proto,
                         ..Default::default()
                     },
                     daddr: in6_addr(d),

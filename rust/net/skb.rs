@@ -24,8 +24,8 @@ pub(crate) struct SkBuff {
     skb: NonNull<bindings::sk_buff>,
 }
 
-// SAFETY: A socket buffer owned by one party may be handed to any thread.
-unsafe impl Send for SkBuff {}
+// Not `Send`: a received packet's netdev (`rx_dev`) is valid only while
+// the packet is being received, in the tap's call.
 
 impl SkBuff {
     /// Takes ownership of `skb`.

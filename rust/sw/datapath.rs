@@ -235,7 +235,8 @@ fn send_one(
     if claimed > mtu {
         // A UD message larger than the path MTU is not sent, and
         // completes successfully (C10-93.1.1, `rxe_req.c:rxe_requester`),
-        // before anything else is looked at.
+        // before anything else is looked at; its PSN is used up.
+        next_psn(qp);
         // CAST: Truncated to 32 bits, as the provider's own sum is.
         return Ok(claimed as u32);
     }
@@ -327,7 +328,14 @@ fn transmit(
 ) -> core::result::Result<(), u32> {
     let route = {
         let guard = rcu::read_lock();
-        Route::output(&guard, ndev.net(&guard), ndev.ifindex(), &out.src, &out.dst)
+        Route::output(
+            &guard,
+            ndev.net(&guard),
+            ndev.ifindex(),
+            wire::IPPROTO_UDP,
+            &out.src,
+            &out.dst,
+        )
     };
     let counters = dev.wire_counters();
     let Ok(route) = route else {

@@ -36,6 +36,10 @@ use kernel::{
     new_mutex,
     prelude::*,
     sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
         rcu,
         Arc,
         Mutex, //
@@ -47,8 +51,9 @@ const LIST: u32 = 0;
 
 /// A netdev that carries an rv device.
 struct Binding {
-    /// The netdev, as an address: compared, never followed.
-    ndev: usize,
+    /// The netdev, as an address: compared, never followed; 0 once the
+    /// binding is dead (see [`PortBinding`]'s drop).
+    ndev: Atomic<usize>,
     dev: DeviceRef<Rv>,
 }
 
@@ -105,18 +110,19 @@ impl Ports {
     ) -> Result<PortBinding> {
         let binding = Arc::new(
             Binding {
-                ndev: key(ndev),
+                ndev: Atomic::new(key(ndev)),
                 dev: DeviceRef::new(dev),
             },
             GFP_KERNEL,
         )?;
+        let kept = binding.clone();
         self.update(|list| {
             list.push(binding, GFP_KERNEL)?;
             Ok(())
         })?;
         Ok(PortBinding {
             ports: self.clone(),
-            ndev: key(ndev),
+            binding: kept,
         })
     }
 }
@@ -125,17 +131,18 @@ impl Ports {
 /// sleep: a grace period).
 pub(crate) struct PortBinding {
     ports: Arc<Ports>,
-    ndev: usize,
+    binding: Arc<Binding>,
 }
 
 impl Drop for PortBinding {
     fn drop(&mut self) {
-        let ndev = self.ndev;
-        // Without memory for a new list the binding stays: its device's
-        // memory stays too, and packets for it are not taken once it is
-        // unregistered. Not expected with a list this short.
+        // Dead first: no packet matches it from now on, even if there is
+        // no memory for a new list (then it stays in the list, keeping its
+        // device's memory, until the module goes; never matched again,
+        // whatever netdev gets its address later).
+        self.binding.ndev.store(0, Relaxed);
         let _ = self.ports.update(|list| {
-            list.retain(|b| b.ndev != ndev);
+            list.retain(|b| !Arc::ptr_eq(b, &self.binding));
             Ok(())
         });
     }
@@ -150,8 +157,8 @@ impl TapHandler for Ports {
                     let guard = rcu::read_lock();
                     self.list.get(&guard, LIST).and_then(|list| {
                         list.iter()
-                            .find(|b| b.ndev == key(ndev))
-                            .and_then(|b| b.dev.try_get())
+                            .filter(|b| b.ndev.load(Relaxed) == key(ndev))
+                            .find_map(|b| b.dev.try_get())
                     })
                 };
                 // soft-RoCE accepts a netdev that has an rv device (it

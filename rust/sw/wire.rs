@@ -25,6 +25,9 @@ use kernel::{
     },
 };
 
+/// The IP protocol number of UDP.
+pub(crate) const IPPROTO_UDP: u8 = 17;
+
 /// The UDP port of RoCE v2 (`ROCE_V2_UDP_DPORT`).
 pub(crate) const ROCE_V2_PORT: u16 = 4791;
 

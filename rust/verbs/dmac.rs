@@ -198,7 +198,7 @@ fn resolve_once(sgid_attr: &GidAttr, src: &IpAddr, dst: &IpAddr) -> Result<L2> {
     let net = ndev.net(&guard);
     let oif = ndev.ifindex();
 
-    let route = Route::output(&guard, net, oif, src, dst)?;
+    let route = Route::output(&guard, net, oif, 0, src, dst)?;
     let hop_limit = route.hop_limit();
     let has_gateway = route.has_gateway();
 
