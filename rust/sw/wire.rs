@@ -5,7 +5,7 @@
 //! the datagram extended transport header (DETH), immediate data if any,
 //! the payload padded to 4 bytes, and the invariant CRC (ICRC).
 //!
-//! Only the byte layout is here, built and checked without `unsafe` over
+//! Only the byte layout is here, built and checked in safe Rust over
 //! plain slices; sending and receiving are in [`super::datapath`]. The
 //! references are `rxe_hdr.h` (headers), `rxe_net.c` (IP and UDP),
 //! `rxe_icrc.c` (ICRC) and `rxe_recv.c` (the receive checks) of 7.2.
