@@ -22,9 +22,11 @@
  *     module PATH [PARAMS]      finit_module              (module load)
  *
  * With -a ALL -e EVERY, only the first ALL fault points are each made to
- * fail, then every EVERY-th (for entry points with hundreds of points, all
- * but a few of them in the driver core's sysfs code: "rdma link add" and the
- * module load, which take seconds per point on the debug kernel).
+ * fail, then every EVERY-th, and with -l LAST each of the last LAST too
+ * (counted first by a call that no fault reaches).  For entry points with
+ * hundreds of points, almost all in the driver core's sysfs code, at seconds
+ * each on the debug kernel: "rdma link add" and the module load, whose
+ * driver's own work (debugfs, the tap, the module's init) comes last.
  *
  * After each injected failure the object must not exist and the next
  * attempt starts from the same state; what succeeded despite a fault is
@@ -72,6 +74,9 @@ static void fail_arm(unsigned int n)
  * its own copy: the call under test did not get it.  The disarming write is
  * repeated while it fails so, until nothing is armed.
  */
+/* What fail-nth read last: how many fault points the armed count had left. */
+static unsigned int fail_left;
+
 static int fail_injected(void)
 {
 	char buf[16] = "";
@@ -85,7 +90,8 @@ static int fail_injected(void)
 		perror("fail-nth");
 		exit(2);
 	} else {
-		injected = atoi(buf) == 0;
+		fail_left = strtoul(buf, NULL, 10);
+		injected = fail_left == 0;
 	}
 	for (i = 0; pwrite(fail_fd, "0", 1, 0) != 1; i++) {
 		if (errno != EFAULT || i == 64) {
@@ -208,6 +214,14 @@ static void nl_put_str(struct nlmsghdr *nh, __u16 type, const char *s)
 }
 
 /* Sends @req with the fault armed; 0 or the request's -errno. */
+/*
+ * What nl_request() returns when the request went in but its answer never
+ * came: recv() fails with ENOBUFS when the kernel could not allocate the
+ * acknowledgement (netlink_ack() sets the socket's error), so the outcome is
+ * unknown to the caller.
+ */
+#define ANSWER_LOST 1
+
 static int nl_request(int sk, struct nlmsghdr *req, unsigned int n, int *injected)
 {
 	char buf[8192];
@@ -222,7 +236,7 @@ static int nl_request(int sk, struct nlmsghdr *req, unsigned int n, int *injecte
 	for (;;) {
 		len = recv(sk, buf, sizeof(buf), 0);
 		if (len < 0)
-			return -errno;
+			return errno == ENOBUFS ? ANSWER_LOST : -errno;
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len))
 			if (nh->nlmsg_type == NLMSG_ERROR)
 				return ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
@@ -283,10 +297,25 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY] ucontext|pd|xrcd|close_xrcd|cq|qp|mr DEV\n"
+	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|qp|mr DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
+
+#define DRY_RUN 1000000u
+
+/* The fault point after n: every one up to ALL and from TOTAL - LAST on. */
+static unsigned int next_point(unsigned int n, unsigned int all, unsigned int every,
+			       unsigned int total, unsigned int last)
+{
+	if (n == DRY_RUN)
+		return 1;
+	if (n < all || (last && n + last >= total))
+		return n + 1;
+	if (last && n + every + last > total)
+		return total - last;
+	return n + every;
+}
 
 static void usage(void)
 {
@@ -299,14 +328,16 @@ int main(int argc, char **argv)
 	const char *entry;
 	char errnos[4096] = "";
 	struct uv uv = {};
-	unsigned int n, all = ~0u, every = 1;
+	unsigned int n, all = ~0u, every = 1, last = 0, total = 0;
 	int points = 0, bad = 0, sk = -1, mod_fd = -1, opt;
 	void *mr_mem = MAP_FAILED;
 	long pinned = -1;
 
-	while ((opt = getopt(argc, argv, "+a:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "+a:e:l:")) != -1) {
 		if (opt == 'a')
 			all = atoi(optarg);
+		else if (opt == 'l')
+			last = atoi(optarg);
 		else if (opt == 'e')
 			every = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else
@@ -359,7 +390,14 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (n = 1; n <= MAX_POINTS; n += n < all ? 1 : every) {
+	/*
+	 * With -l, a first call armed at DRY_RUN, which it never reaches,
+	 * counts the fault points (what fail-nth has left afterwards), so
+	 * that the last LAST of them are each made to fail too: where a
+	 * driver's own work comes after the driver core's.
+	 */
+	for (n = last ? DRY_RUN : 1; n <= MAX_POINTS || n == DRY_RUN;
+	     n = next_point(n, all, every, total, last)) {
 		int ret = 0, injected = 0, undo = 0;
 		__u32 handle = 0;
 
@@ -469,7 +507,12 @@ int main(int argc, char **argv)
 			ret = link_newlink(sk, argv[2], argv[3], argv[4], n, &injected);
 			created = ret == 0;
 			exists = link_exists(argv[2]);
-			if (created != exists) {
+			if (ret == ANSWER_LOST) {
+				/* Either outcome is right; a device made is deleted. */
+				printf("# n=%u: the answer was lost (ENOBUFS), %s %s\n", n,
+				       argv[2], exists ? "exists" : "does not exist");
+				ret = -ENOBUFS;
+			} else if (created != exists) {
 				printf("# n=%u: %s, but %s %s\n", n, ret ? errname(ret) : "ok",
 				       argv[2], ret ? "exists" : "does not exist");
 				bad = 1;
@@ -498,6 +541,17 @@ int main(int argc, char **argv)
 		if (undo) {
 			printf("# n=%u: undoing it failed: %s\n", n, errname(undo));
 			bad = 1;
+		}
+		if (n == DRY_RUN) {
+			if (ret || injected) {
+				printf("# counting the fault points: %s\n",
+				       ret ? errname(ret) : "a fault was injected");
+				return 1;
+			}
+			total = DRY_RUN - fail_left;
+			printf("# about %u fault points; all of the first %u and the last %u\n",
+			       total, all, last);
+			continue;
 		}
 		if (!injected) {
 			/* No n-th fault point: the call ran to its end. */

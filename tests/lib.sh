@@ -153,9 +153,12 @@ counters_moved() {
 		<(echo "$1") <(echo "$2")
 }
 
-# counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if absent).
+# counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if the
+# file has no such counter, nothing if there is no file: rverbs unloaded).
 counter() {
-	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' /sys/kernel/debug/rverbs/counters
+	local f=/sys/kernel/debug/rverbs/counters
+	[ -e $f ] || return 0
+	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' $f
 }
 
 # rxe_pair_up - soft-RoCE on both ends: rxe0 on veth0 here, rxe1 on veth1 in

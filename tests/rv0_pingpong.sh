@@ -19,6 +19,9 @@
 
 ITERS=200
 SIZES="1 16 17 1000 1024"
+# The debug lane (KASAN, lockdep under TCG) keeps an odd size and the MTU:
+# the same code paths, in the time CI has for it.
+[ "${RVERBS_LANE:-}" = debug ] && SIZES="17 1024"
 DBG=/sys/kernel/debug/rverbs
 RING=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/rv0_ud_ring
 IP4_X=198.18.0.1

@@ -22,8 +22,8 @@
 # ucontext, PD, CQ and QP creation and MR registration (and soft-RoCE's,
 # the reference);
 # "rdma link add ... type rverbs"; loading
-# rverbs.ko (these two: the first 32 fault points, then every 32nd or 16th,
-# unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
+# rverbs.ko (these two sampled: their first and last fault points, a few
+# between, unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
 # fails if there is none.
 . "$(dirname "$0")/lib.sh"
 
@@ -152,13 +152,15 @@ run "rxe0 reg_mr" mr rxe0
 run "rv0 reg_mr" mr rv0
 # These two have hundreds of fault points, almost all in the driver core's
 # sysfs code (device_add of the IB device and its ports, of the module),
-# at seconds each on the debug kernel: every one of the first 32, then
-# every 32nd of link add (about 2000 points), every 16th of the module load
-# (about 500, rverbs' own init last), unless RVERBS_FAULTS=all.
-sparse=(-a 32 -e 32)
+# at seconds each on the debug kernel, and rverbs' own work last (the
+# device's port binding and debugfs files; the module's init): link add
+# (about 2000 points) every one of the first 32 and the last 32, every
+# 128th between; the module load (about 450) the first 16 and the last 40,
+# every 48th between; unless RVERBS_FAULTS=all.
+sparse=(-a 32 -e 128 -l 32)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
 run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
-sparse=(-a 32 -e 16)
+sparse=(-a 16 -e 48 -l 40)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
 
 rdma link del rxe0

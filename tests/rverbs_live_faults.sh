@@ -217,14 +217,22 @@ if rxe_pins_itself; then
 	RUNS=("${RUNS[@]:0:2}" "${RUNS[@]:3}")
 fi
 # The debug lane keeps soft-RoCE's "rdma link del" (the Rust core's AHs on
-# a C driver) and every rv0 run (rverbs' own teardown): its time in CI.
+# a C driver) and every rv0 run (rverbs' own teardown), under the Rust
+# core only: the C core's runs, the reference that the comparisons need,
+# are ib_core's own code, and the stock lane compares.  Its time in CI.
+MODES=(C Rust)
 if [ "${RVERBS_LANE:-}" = debug ]; then
-	ktap_print_msg "debug lane: soft-RoCE's ip link del is left to the stock lane"
+	ktap_print_msg "debug lane: soft-RoCE's ip link del, the C core's runs and the comparisons are left to the stock lane"
 	RUNS=("${RUNS[0]}" "${RUNS[@]:2}")
+	MODES=(Rust)
 fi
-ktap_set_plan $((${#RUNS[@]} * 3 + 3))
+if [ ${#MODES[@]} = 2 ]; then
+	ktap_set_plan $((${#RUNS[@]} * 3 + 3))
+else
+	ktap_set_plan $((${#RUNS[@]} + 2))
+fi
 
-for mode in C Rust; do
+for mode in "${MODES[@]}"; do
 	if [ $mode = Rust ]; then
 		takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
 	fi
@@ -238,11 +246,6 @@ for mode in C Rust; do
 	fi
 done
 
-for r in "${RUNS[@]}"; do
-	IFS='|' read -r dev event _ <<<"$r"
-	ksft_check "$dev, $event: the same with both cores" \
-		diff -u "$TMP/C.$dev.$event" "$TMP/Rust.$dev.$event"
-done
 # The C core's own result depends on when its request is looked at again
 # (addr.c's process_one_req: on a valid neighbour's update, or at the
 # timeout), that is on how far the netdev's removal has gone: ENETUNREACH
@@ -252,6 +255,17 @@ done
 arp_ok() {
 	grep -qxE 'create: -(101|19|22|110)' "$TMP/$1.arp"
 }
+if [ ${#MODES[@]} = 1 ]; then
+	ksft_check "the create waiting for ARP when its netdev goes fails with an errno C can give: $(tr '\n' ' ' <"$TMP/Rust.arp" 2>/dev/null)" \
+		arp_ok Rust
+	ktap_finished
+	exit
+fi
+for r in "${RUNS[@]}"; do
+	IFS='|' read -r dev event _ <<<"$r"
+	ksft_check "$dev, $event: the same with both cores" \
+		diff -u "$TMP/C.$dev.$event" "$TMP/Rust.$dev.$event"
+done
 arp_both() {
 	arp_ok C && arp_ok Rust
 }
