@@ -217,7 +217,7 @@ static void nl_put_str(struct nlmsghdr *nh, __u16 type, const char *s)
 /*
  * What nl_request() returns when the request went in but its answer never
  * came: recv() fails with ENOBUFS when the kernel could not allocate the
- * acknowledgement (netlink_ack() sets the socket's error), so the outcome is
+ * acknowledgment (netlink_ack() sets the socket's error), so the outcome is
  * unknown to the caller.
  */
 #define ANSWER_LOST 1
