@@ -7,10 +7,15 @@
 # (rv0 here, rv1 there), then between rv0 and soft-RoCE (rxe1 there) in
 # both directions, so that each side checks the other's ICRC; IPv4 and
 # IPv6 GIDs, with and without completion events, with the tool's check of
-# the received bytes (-c).  Then packets rv0 must drop, sent at it from the
-# other namespace through a raw socket, each counted by its reason in
-# /sys/kernel/debug/rverbs/rv0/wire: short, bad ICRC, bad opcode, unknown
-# QP, bad UDP checksum.
+# the received bytes (-c).  Two of the rv0/rxe1 runs are captured on veth1
+# (pcap_capture.py) and decoded (roce_decode.py): every packet valid RoCE
+# v2, and rv0's the same as soft-RoCE's field by field.  Then packets sent
+# at a live UD QP (ud_sink.py) from the other side through a raw socket
+# (roce_inject.py), right and spoilt (short, bad ICRC, RC opcode, bad UDP
+# checksum, wrong Q_Key, wrong P_Key, IPv4 options, more than the receive
+# buffer holds), first at soft-RoCE's QP as the reference, then at rv0's:
+# the same completions, and each drop counted by its reason in
+# /sys/kernel/debug/rverbs/rv0/wire; and a packet for a QP nobody has.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -23,12 +28,15 @@ FULL=1
 [ "${RVERBS_LANE:-}" = debug ] && SIZES=1024 FULL=0
 DBG=/sys/kernel/debug/rverbs
 PORT=18700
+# The packets sent at a live QP, below.
+KINDS_ALL=(good short icrc opcode udpsum qkey pkey options big)
 
 cleanup() {
 	rdma link del rv0 2>/dev/null
 	rdma link del rv1 2>/dev/null
 	rdma link del rxe1 2>/dev/null
 	teardown
+	[ -n "${cap_pid:-}" ] && kill "$cap_pid" 2>/dev/null
 	rm -f /tmp/rv0_wire.*
 	true
 }
@@ -85,45 +93,76 @@ gids() {
 }
 
 # inject WHAT - sends one packet at rv0 (192.0.2.1, UDP port 4791) from
-# the other namespace through a raw IPv4 socket: a UD SEND to the QP
-# number in $QPN with Q_Key 0x11111111 and a right ICRC, spoilt as WHAT
-# says.
+# the other namespace through a raw IPv4 socket (roce_inject.py): a UD SEND
+# to QP number 17 (rv0 has no QP when it is used) with Q_Key 0x11111111
+# and a right ICRC, spoilt as WHAT says.
 inject() {
-	ip netns exec "$NS" python3 - "$1" "$IP4_B" "$IP4_A" "${QPN:-17}" <<'EOF'
-import socket, struct, sys, zlib
+	ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/roce_inject.py" "$1" "$IP4_B" "$IP4_A" 17
+}
 
-what, src, dst, qpn = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-payload = b"rv0 wire test!!!"
-opcode = 0x64 if what != "opcode" else 0x04
-bth = struct.pack(">BBHII", opcode, 0, 0xffff, qpn, 0)
-deth = struct.pack(">II", 0x11111111, 0x33)
-body = bth + deth + payload
-udp_len = 8 + len(body) + 4
-ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, 0x1234, 0x4000, 64, 17, 0,
-                           socket.inet_aton(src), socket.inet_aton(dst)))
-udp = bytearray(struct.pack(">HHHH", 0xc001, 4791, udp_len, 0))
-# The ICRC: CRC-32 from the seed of a masked LRH over the headers with
-# the variant fields masked, then the rest (zlib's CRC-32 inverts before
-# and after: start from ~seed).
-pseudo = bytearray(ip) + udp + bytearray(bth)
-pseudo[1] = 0xff
-pseudo[8] = 0xff
-pseudo[10:12] = b"\xff\xff"
-pseudo[26:28] = b"\xff\xff"
-pseudo[32] = 0xff
-icrc = zlib.crc32(bytes(pseudo) + deth + payload, 0xdebb20e3 ^ 0xffffffff)
-if what == "icrc":
-    icrc ^= 1
-packet = udp + body + struct.pack("<I", icrc)
-if what == "short":
-    packet = udp[:4] + struct.pack(">H", 8 + 6) + udp[6:8] + bth[:6]
-if what == "udpsum":
-    packet[6:8] = b"\x12\x34"
-# The whole IP header is ours (IP_HDRINCL): the ICRC covers its
-# identification and flags; the kernel fills in only the checksum.
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-s.sendto(bytes(ip) + bytes(packet), (dst, 0))
-EOF
+# capture_start NAME - every frame of veth1 (in $NS: both directions) into
+# /tmp/rv0_wire.NAME.pcap from now on (pcap_capture.py: the guest has no
+# tcpdump).
+capture_start() {
+	cap_file=/tmp/rv0_wire.$1.pcap
+	ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/pcap_capture.py" veth1 "$cap_file" 600 \
+		>/tmp/rv0_wire.cap.out 2>&1 &
+	cap_pid=$!
+	wait_until 60 grep -q '^capturing$' /tmp/rv0_wire.cap.out
+}
+
+capture_stop() {
+	kill -TERM "$cap_pid" 2>/dev/null
+	wait "$cap_pid"
+}
+
+# decoded NAME A B - the capture NAME decodes as valid RoCE v2 UD
+# (roce_decode.py: every header field, the PSNs, the ICRC), and what A and
+# B sent of each payload size they both sent has the same fields.
+decoded() {
+	local out
+	out=$(python3 "$RVERBS_TESTS_DIR/roce_decode.py" "/tmp/rv0_wire.$1.pcap" "$2" "$3")
+	local rc=$?
+	printf '%s\n' "$out" | grep -v '^packet [0-9]*: [0-9a-f.:]* -> ' | sed 's/^/# /'
+	[ $rc = 0 ] || printf '%s\n' "$out" | grep INVALID | head -n 5 | sed 's/^/# /'
+	return $rc
+}
+
+# sink_start DEV [NETNS] - ud_sink.py on DEV (in NETNS) as the coprocess
+# SINK; sets SINK_QPN to its QP's number.
+sink_start() {
+	local x=() line
+	[ -n "${2:-}" ] && x=(ip netns exec "$2")
+	coproc SINK { "${x[@]}" python3 "$RVERBS_TESTS_DIR/ud_sink.py" "$1" 0x11111111 2>&1; }
+	read -r -t 120 line <&"${SINK[0]}" || return 1
+	[[ $line =~ ^qpn\ ([0-9]+)$ ]] || { echo "# sink: $line"; return 1; }
+	SINK_QPN=${BASH_REMATCH[1]}
+}
+
+sink_stop() {
+	local fd=${SINK[1]} pid=$SINK_PID
+	eval "exec $fd>&-"
+	wait "$pid"
+}
+
+# sunk WHAT FROM_NS SRC DST - WHAT (roce_inject.py) with a marker after
+# it, sent from FROM_NS ("-" for this one) at the sink; prints the
+# completions the sink got until the marker's (byte_len 60: its GRH and
+# 20 bytes), one per line without its "wc ".
+sunk() {
+	local x=() line got='' i
+	[ "$2" != - ] && x=(ip netns exec "$2")
+	"${x[@]}" python3 "$RVERBS_TESTS_DIR/roce_inject.py" "$1" "$3" "$4" "$SINK_QPN" marker ||
+		return 1
+	for ((i = 0; i < 100; i++)); do
+		echo poll >&"${SINK[1]}"
+		while read -r -t 60 line <&"${SINK[0]}" && [ "$line" != end ]; do
+			[ "$line" = none ] || got+="${line#wc }"$'\n'
+		done
+		[[ $got == *"byte_len 60 "* ]] && break
+		sleep 0.1
+	done
+	printf '%s' "$got"
 }
 
 # dropped WHAT COUNTER - injecting WHAT moves rv0's COUNTER by one and
@@ -146,7 +185,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup ||
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 14 + 2 * FULL))
+ktap_set_plan $((n + 12 + 2 * FULL + ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -179,22 +218,75 @@ ip netns exec "$NS" rdma link del rv1 &&
 	ip netns exec "$NS" rdma link add rxe1 type rxe netdev veth1 && gids rxe1 $IP4_B $IP6_B &&
 	b4=$g4 && b6=$g6
 ksft_check "soft-RoCE (rxe1) in the other namespace instead" test $? = 0
-ksft_check "rxe1 <- rv0, IPv4, 1024 bytes (-c)" \
+capture_start v4
+ksft_check "rxe1 <- rv0, IPv4, 1024 bytes (-c), captured on veth1" \
 	pingpong "$NS" rxe1 "$b4" - rv0 "$a4" $IP4_B 1024 -c
+capture_stop
+ksft_check "its capture decodes as RoCE v2 UD, rv0 and rxe1 sending the same fields" \
+	decoded v4 $IP4_A $IP4_B
 if [ $FULL = 1 ]; then
 	ksft_check "rv0 <- rxe1, IPv4, 17 bytes, with events (-e)" \
 		pingpong - rv0 "$a4" "$NS" rxe1 "$b4" $IP4_A 17 -e
 	ksft_check "rxe1 <- rv0, IPv6, 1000 bytes (-c)" \
 		pingpong "$NS" rxe1 "$b6" - rv0 "$a6" $IP4_B 1000 -c
 fi
-ksft_check "rv0 <- rxe1, IPv6, 1 byte (-c)" \
+capture_start v6
+ksft_check "rv0 <- rxe1, IPv6, 1 byte (-c), captured on veth1" \
 	pingpong - rv0 "$a6" "$NS" rxe1 "$b6" $IP4_A 1 -c
+capture_stop
+ksft_check "its capture decodes as RoCE v2 UD, rv0 and rxe1 sending the same fields" \
+	decoded v6 $IP6_A $IP6_B
 
-ksft_check "a datagram too short for its headers: dropped, counted" dropped short drop_length
-ksft_check "a bad ICRC: dropped, counted" dropped icrc drop_icrc
-ksft_check "an RC opcode: dropped, counted" dropped opcode drop_opcode
-ksft_check "a QP number nobody has: dropped, counted" dropped qpn drop_qpn
-ksft_check "a bad UDP checksum: dropped, counted" dropped udpsum drop_udp_checksum
+# Packets at a live UD QP (ud_sink.py, Q_Key 0x11111111, 16 receives of
+# 1064 bytes), each followed by a marker: rxe1's completions are the
+# reference (stock lane), and rv0 must give the same, count the packet by
+# its reason, and keep the receive WQE of a dropped one for the marker.
+KINDS=("${KINDS_ALL[@]}")
+declare -A REASON=([good]=received [short]=drop_length [icrc]=drop_icrc
+	[opcode]=drop_opcode [udpsum]=drop_udp_checksum [qkey]=drop_qkey [pkey]=drop_pkey
+	[options]=drop_header [big]=drop_no_buffer)
+declare -A WANT RXE
+wr=0
+for k in "${KINDS[@]}"; do
+	WANT[$k]=
+	if [ $k = good ]; then
+		WANT[$k]="wr_id $wr status 0 byte_len 56 src_qp 51 grh 1"$'\n'
+		wr=$((wr + 1))
+	fi
+	WANT[$k]+="wr_id $wr status 0 byte_len 60 src_qp 51 grh 1"$'\n'
+	wr=$((wr + 1))
+done
+if [ $FULL = 1 ]; then
+	if sink_start rxe1 "$NS"; then
+		for k in "${KINDS[@]}"; do
+			RXE[$k]=$(sunk $k - $IP4_A $IP4_B)$'\n'
+		done
+		sink_stop
+	fi
+fi
+sink_start rv0 || ktap_print_msg "no UD sink on rv0"
+for k in "${KINDS[@]}"; do
+	before=$(wire "${REASON[$k]}")
+	got=$(sunk $k "$NS" $IP4_B $IP4_A)$'\n'
+	after=$(wire "${REASON[$k]}")
+	moved=$((after - before))
+	[ $k = good ] && moved=$((moved - 1))
+	ok=1
+	if [ "$got" != "${WANT[$k]}" ]; then
+		ok=0
+		printf '# rv0 gave:\n%s# expected:\n%s' "$got" "${WANT[$k]}"
+	fi
+	if [ $FULL = 1 ] && [ "${RXE[$k]}" != "${WANT[$k]}" ]; then
+		ok=0
+		printf '# rxe1 gave:\n%s' "${RXE[$k]}"
+	fi
+	[ "$moved" = 1 ] || { ok=0; echo "# ${REASON[$k]}: $before before, $after after"; }
+	ksft_check "$k at a live QP: rv0 gives soft-RoCE's completions, ${REASON[$k]} counted" \
+		test $ok = 1
+done
+sink_stop
+
+ksft_check "a QP number nobody has: dropped, counted" dropped good drop_qpn
 ksft_check "rdma link del rv0 and rmmod rverbs" \
 	bash -c 'rdma link del rv0 && rmmod rverbs && [ ! -e /sys/module/rverbs ]'
 ktap_finished

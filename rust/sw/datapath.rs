@@ -486,7 +486,7 @@ fn deliver(
             wr_id: w.wr_id(),
             status,
             opcode: WC_OP_RECV,
-            // CAST: At most 40 + the MTU.
+            // CAST: At most 40 + a datagram (less than 64 KiB).
             byte_len: total as u32,
             imm_data: msg.imm.unwrap_or(0),
             qp_num: dest.qpn,

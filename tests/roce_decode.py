@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Decode RoCE v2 UD packets from a pcap file and check them.
+
+    roce_decode.py PCAP [SENDER_A SENDER_B]
+
+Reads an Ethernet capture (tcpdump -w) and decodes every UDP datagram to
+port 4791 as RoCE v2: IPv4 or IPv6, UDP, BTH, DETH, the immediate data if
+the opcode has one, the payload, its pad and the ICRC.  Each packet is
+checked field by field against the RoCE v2 annex and soft-RoCE's sending
+code (drivers/infiniband/sw/rxe/rxe_net.c, rxe_icrc.c, rxe_qp.c):
+
+* IPv4: version 4, no options, total length, header checksum, DF set,
+  not a fragment, protocol UDP; IPv6: payload length, next header UDP,
+  flow label 0;
+* UDP: destination port 4791, length, checksum 0 (as soft-RoCE sends it),
+  source port 0xc000 + hash_32(source QPN, 14);
+* BTH: an opcode of a UD QP (SEND only, with or without immediate),
+  transport version 0, pad count 0 to 3 with zero pad bytes, no MigReq,
+  P_Key 0xffff, reserved bits zero; the PSNs of each sending QP
+  consecutive;
+* DETH: the source QPN's reserved byte zero;
+* ICRC: CRC-32 seeded as soft-RoCE seeds it (0xdebb20e3: a masked LRH),
+  over the IP, UDP and BTH headers with their variant fields masked, then
+  the rest, inverted and stored little-endian.
+
+Prints one line per packet (its sender, the fields that define it) and a
+closing line "N packets, N valid".  With SENDER_A and SENDER_B (source IP
+addresses), also compares what the two senders put on the wire: for each
+payload size that both sent, the set of field values that do not depend on
+the QP (everything but the QPNs, the PSNs and the source port, each
+checked above, and the IPv4 identification, which soft-RoCE takes from
+__ip_select_ident() for packets that cannot be fragmented) must be the
+same.  Exit status 0 when every packet is valid (and the senders agree),
+1 otherwise, 2 when the file cannot be read.
+"""
+
+import ipaddress
+import struct
+import sys
+import zlib
+
+ROCE_PORT = 4791
+UD_OPCODES = {0x64: "UD_SEND_ONLY", 0x65: "UD_SEND_ONLY_WITH_IMMEDIATE"}
+ICRC_SEED = 0xDEBB20E3
+
+
+def hash_32(val, bits):
+    """The kernel's hash_32() (include/linux/hash.h)."""
+    return ((val * 0x61C88647) & 0xFFFFFFFF) >> (32 - bits)
+
+
+def ip_checksum(header):
+    total = 0
+    for i in range(0, len(header), 2):
+        total += (header[i] << 8) | header[i + 1]
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total ^ 0xFFFF
+
+
+def icrc(ip, udp, rest):
+    """The ICRC of a packet: ip and udp its headers, rest from the BTH on
+    (without the ICRC)."""
+    ip = bytearray(ip)
+    udp = bytearray(udp)
+    bth = bytearray(rest[:12])
+    if ip[0] >> 4 == 4:
+        ip[1] = 0xFF  # type of service
+        ip[8] = 0xFF  # time to live
+        ip[10:12] = b"\xff\xff"  # header checksum
+    else:
+        ip[0:4] = b"\x6f\xff\xff\xff"  # traffic class, flow label
+        ip[7] = 0xFF  # hop limit
+    udp[6:8] = b"\xff\xff"  # checksum
+    bth[4] = 0xFF  # FECN, BECN, reserved
+    crc = zlib.crc32(bytes(ip) + bytes(udp) + bytes(bth) + bytes(rest[12:]),
+                     ICRC_SEED ^ 0xFFFFFFFF)
+    return crc
+
+
+class Bad(Exception):
+    pass
+
+
+def decode(frame):
+    """The fields of one Ethernet frame, or None if it is not RoCE v2;
+    Bad if it is and something is wrong."""
+    if len(frame) < 14:
+        return None
+    ethertype = struct.unpack(">H", frame[12:14])[0]
+    pkt = frame[14:]
+    f = {}
+    if ethertype == 0x0800:
+        if len(pkt) < 20 or pkt[9] != 17:
+            return None
+        ihl = (pkt[0] & 0xF) * 4
+        udp_at = ihl
+        if len(pkt) >= ihl + 4 and struct.unpack(">H", pkt[ihl + 2:ihl + 4])[0] != ROCE_PORT:
+            return None
+        if pkt[0] >> 4 != 4 or ihl != 20:
+            raise Bad("IPv4 header with options (IHL %d)" % ihl)
+        tot_len, ident, frag = struct.unpack(">HHH", pkt[2:8])
+        if tot_len != len(pkt):
+            raise Bad("IPv4 total length %d, packet %d" % (tot_len, len(pkt)))
+        if ip_checksum(pkt[:20]) != 0:
+            raise Bad("IPv4 header checksum")
+        if frag != 0x4000:
+            raise Bad("IPv4 flags/fragment offset 0x%04x, not DF alone" % frag)
+        f["ip"] = 4
+        f["tos"] = pkt[1]
+        f["ttl"] = pkt[8]
+        f["src"] = str(ipaddress.IPv4Address(pkt[12:16]))
+        f["dst"] = str(ipaddress.IPv4Address(pkt[16:20]))
+        f["ip_id"] = ident
+    elif ethertype == 0x86DD:
+        if len(pkt) < 40 or pkt[6] != 17:
+            return None
+        udp_at = 40
+        if len(pkt) >= 44 and struct.unpack(">H", pkt[42:44])[0] != ROCE_PORT:
+            return None
+        first = struct.unpack(">I", pkt[0:4])[0]
+        if first >> 28 != 6:
+            raise Bad("IPv6 version")
+        if first & 0xFFFFF:
+            raise Bad("IPv6 flow label 0x%05x" % (first & 0xFFFFF))
+        if struct.unpack(">H", pkt[4:6])[0] != len(pkt) - 40:
+            raise Bad("IPv6 payload length")
+        f["ip"] = 6
+        f["tos"] = (first >> 20) & 0xFF
+        f["ttl"] = pkt[7]
+        f["src"] = str(ipaddress.IPv6Address(pkt[8:24]))
+        f["dst"] = str(ipaddress.IPv6Address(pkt[24:40]))
+    else:
+        return None
+
+    ip, rest = pkt[:udp_at], pkt[udp_at:]
+    if len(rest) < 8:
+        raise Bad("short UDP header")
+    sport, dport, ulen, usum = struct.unpack(">HHHH", rest[:8])
+    if ulen != len(rest):
+        raise Bad("UDP length %d, datagram %d" % (ulen, len(rest)))
+    if usum != 0:
+        raise Bad("UDP checksum 0x%04x, soft-RoCE sends 0" % usum)
+    f["udp_sum"] = usum
+    udp, rest = rest[:8], rest[8:]
+    # BTH, DETH, ICRC at least.
+    if len(rest) < 12 + 8 + 4:
+        raise Bad("%d bytes after UDP: too short for BTH, DETH and ICRC" % len(rest))
+    opcode, flags, pkey, dqpn, psn = struct.unpack(">BBHII", rest[:12])
+    if opcode not in UD_OPCODES:
+        raise Bad("opcode 0x%02x is not a UD SEND" % opcode)
+    f["opcode"] = UD_OPCODES[opcode]
+    f["se"] = flags >> 7
+    if flags & 0x40:
+        raise Bad("MigReq set")
+    pad = (flags >> 4) & 3
+    f["pad"] = pad
+    if flags & 0xF:
+        raise Bad("transport header version %d" % (flags & 0xF))
+    if pkey != 0xFFFF:
+        raise Bad("P_Key 0x%04x" % pkey)
+    if dqpn >> 24:
+        raise Bad("BTH reserved bits before the destination QP 0x%02x" % (dqpn >> 24))
+    f["dqpn"] = dqpn
+    if psn & 0x7F000000:
+        raise Bad("BTH reserved bits before the PSN 0x%02x" % (psn >> 24))
+    f["ackreq"] = psn >> 31
+    f["psn"] = psn & 0xFFFFFF
+    qkey, sqpn = struct.unpack(">II", rest[12:20])
+    if sqpn >> 24:
+        raise Bad("DETH reserved byte 0x%02x" % (sqpn >> 24))
+    f["qkey"] = "0x%08x" % qkey
+    f["sqpn"] = sqpn
+    body = rest[20:-4]
+    if opcode == 0x65:
+        if len(body) < 4:
+            raise Bad("no room for the immediate data")
+        body = body[4:]
+    if len(body) < pad or any(body[len(body) - pad:]):
+        raise Bad("pad bytes")
+    f["payload"] = len(body) - pad
+    if (f["payload"] + pad) % 4:
+        raise Bad("payload %d and pad %d not a multiple of 4" % (f["payload"], pad))
+    if sport != 0xC000 + hash_32(sqpn, 14):
+        raise Bad("UDP source port 0x%04x, not 0xc000 + hash_32(QPN %d, 14) = 0x%04x" %
+                  (sport, sqpn, 0xC000 + hash_32(sqpn, 14)))
+    f["sport"] = sport
+    f["dport"] = dport
+    want = icrc(ip, udp, rest[:-4])
+    got = struct.unpack("<I", rest[-4:])[0]
+    if got != want:
+        raise Bad("ICRC 0x%08x, computed 0x%08x" % (got, want))
+    f["icrc"] = "ok"
+    return f
+
+
+def frames(path):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if len(data) < 24:
+        raise ValueError("not a pcap file")
+    magic = data[:4]
+    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
+        end = "<"
+    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
+        end = ">"
+    else:
+        raise ValueError("not a pcap file (magic %s)" % magic.hex())
+    linktype = struct.unpack(end + "I", data[20:24])[0]
+    if linktype != 1:
+        raise ValueError("link type %d, not Ethernet" % linktype)
+    at = 24
+    while at + 16 <= len(data):
+        incl, orig = struct.unpack(end + "II", data[at + 8:at + 16])
+        frame = data[at + 16:at + 16 + incl]
+        at += 16 + incl
+        if incl != orig:
+            raise ValueError("a frame was cut short (snap length)")
+        yield frame
+
+
+# What the senders are compared on: what does not depend on the QP.
+SHAPE = ("ip", "tos", "ttl", "udp_sum", "dport", "opcode", "se", "pad", "ackreq",
+         "qkey", "payload", "icrc")
+
+
+def main(argv):
+    if len(argv) not in (2, 4):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    try:
+        packets = list(frames(argv[1]))
+    except (OSError, ValueError) as e:
+        print("roce_decode: %s: %s" % (argv[1], e), file=sys.stderr)
+        return 2
+    total = valid = 0
+    ok = True
+    last_psn = {}
+    shapes = {}
+    for n, frame in enumerate(packets, 1):
+        try:
+            f = decode(frame)
+        except Bad as e:
+            total += 1
+            ok = False
+            print("packet %d: INVALID: %s" % (n, e))
+            continue
+        if f is None:
+            continue
+        total += 1
+        qp = (f["src"], f["sqpn"])
+        if qp in last_psn and f["psn"] != (last_psn[qp] + 1) & 0xFFFFFF:
+            ok = False
+            print("packet %d: INVALID: PSN %d after %d from QP %d of %s" %
+                  (n, f["psn"], last_psn[qp], f["sqpn"], f["src"]))
+            last_psn[qp] = f["psn"]
+            continue
+        last_psn[qp] = f["psn"]
+        valid += 1
+        shape = tuple((k, f[k]) for k in SHAPE)
+        shapes.setdefault(f["src"], {}).setdefault(f["payload"], set()).add(shape)
+        print("packet %d: %s -> %s %s" % (n, f["src"], f["dst"],
+                                          " ".join("%s=%s" % (k, f[k]) for k in f
+                                                   if k not in ("src", "dst"))))
+    print("%d packets, %d valid" % (total, valid))
+    if total == 0:
+        ok = False
+    if len(argv) == 4:
+        a, b = (str(ipaddress.ip_address(x)) for x in argv[2:4])
+        sa, sb = shapes.get(a, {}), shapes.get(b, {})
+        common = sorted(set(sa) & set(sb))
+        if not common:
+            ok = False
+            print("no payload size sent by both %s (%d sizes) and %s (%d sizes)" %
+                  (a, len(sa), b, len(sb)))
+        for size in common:
+            if sa[size] != sb[size]:
+                ok = False
+                print("%d-byte packets differ: %s sent %s; %s sent %s" %
+                      (size, a, sorted(sa[size]), b, sorted(sb[size])))
+            else:
+                print("%d-byte packets: %s and %s send the same fields (%s)" %
+                      (size, a, b, ", ".join("%s=%s" % kv for kv in sorted(sa[size])[0])))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
