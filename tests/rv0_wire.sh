@@ -16,6 +16,7 @@
 # buffer holds), first at soft-RoCE's QP as the reference, then at rv0's:
 # the same completions, and each drop counted by its reason in
 # /sys/kernel/debug/rverbs/rv0/wire; and a packet for a QP nobody has.
+# Last, under traffic from rv0: rmmod rverbs, then its netdev removed.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -185,7 +186,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup ||
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 12 + 2 * FULL + ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 15 + 2 * FULL + ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -287,6 +288,51 @@ done
 sink_stop
 
 ksft_check "a QP number nobody has: dropped, counted" dropped good drop_qpn
-ksft_check "rdma link del rv0 and rmmod rverbs" \
-	bash -c 'rdma link del rv0 && rmmod rverbs && [ ! -e /sys/module/rverbs ]'
+# under_traffic ACTION... - ACTION while a long ibv_ud_pingpong from rv0
+# to rxe1, with completion events, has messages flowing (rv0 sent 100 more
+# packets); the client must then exit by itself within 30 s, with an error
+# (ib_uverbs wakes a waiter on the completion channel of a device that
+# goes), not hang.
+under_traffic() {
+	local srv cli sent rc=0
+	PORT=$((PORT + 1))
+	ip netns exec "$NS" timeout 300 ibv_ud_pingpong -d rxe1 -g "$b4" -s 1024 -n 1000000 \
+		-p $PORT -e >/tmp/rv0_wire.tsrv 2>&1 &
+	srv=$!
+	if ! wait_listen "$NS" $PORT; then
+		kill $srv
+		return 1
+	fi
+	sent=$(wire sent)
+	timeout 300 ibv_ud_pingpong -d rv0 -g "$a4" -s 1024 -n 1000000 -p $PORT -e $IP4_B \
+		>/tmp/rv0_wire.tcli 2>&1 &
+	cli=$!
+	if ! wait_until 120 eval '[ "$(wire sent)" -ge $((sent + 100)) ]'; then
+		echo "# no traffic: rv0 sent $sent, then $(wire sent)"
+		rc=1
+	fi
+	"$@" || { echo "# $* failed"; rc=1; }
+	if ! wait_until 30 eval '! kill -0 $cli 2>/dev/null'; then
+		echo "# the client did not exit"
+		rc=1
+	fi
+	kill $cli $srv 2>/dev/null
+	wait $cli && { echo "# the client exited with 0"; rc=1; }
+	wait $srv
+	if [ $rc != 0 ]; then
+		sed 's/^/# server: /' /tmp/rv0_wire.tsrv | tail -n 5
+		sed 's/^/# client: /' /tmp/rv0_wire.tcli | tail -n 5
+	fi
+	return $rc
+}
+
+ksft_check "rmmod rverbs under traffic from rv0: done, the client woken with an error" \
+	under_traffic eval 'timeout 60 rmmod rverbs && [ ! -e /sys/module/rverbs ]'
+insmod "$RVERBS_KO" && rdma link add rv0 type rverbs netdev veth0 && gids rv0 $IP4_A $IP6_A &&
+	a4=$g4
+ksft_check "rverbs loaded again, rv0 again on veth0" test $? = 0
+ksft_check "veth0 removed under traffic from rv0: rv0 goes with it, the client woken" \
+	under_traffic eval 'ip link del veth0 &&
+		wait_until 30 eval "[ ! -e /sys/class/infiniband/rv0 ]"'
+ksft_check "rmmod rverbs after" bash -c 'rmmod rverbs && [ ! -e /sys/module/rverbs ]'
 ktap_finished
