@@ -52,6 +52,11 @@ module! {
             default: 1024,
             description: "XRC domains per rv device (set before rdma link add)",
         },
+        roce_v1: u32 {
+            default: 0,
+            description: "1: rv devices get RoCE v1 GIDs too, for RoCE v1 address handles; \
+                          their data path sends RoCE v2 only (set before rdma link add)",
+        },
     },
 }
 

@@ -39,7 +39,7 @@ kah() {
 
 ktap_print_header
 [ -f "$KAH" ] || ktap_exit_fail_msg "$KAH is not built"
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" roce_v1=1 && ns_setup &&
 	ip link add vethk0 type veth peer name vethk1 && ip addr add 198.18.1.1/24 dev vethk0 &&
 	ip link set vethk0 up && ip link set vethk1 up &&
 	rdma link add rxe0 type rxe netdev vethk0 &&

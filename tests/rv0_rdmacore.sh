@@ -3,7 +3,8 @@
 #
 # rv0, rverbs' software RoCE device, as rdma-core sees it: ibv_devinfo
 # (transport, port state following the carrier, link layer, active MTU
-# following the netdev's, the GID table with RoCE v1 and v2 entries, XRC,
+# following the netdev's, the GID table with RoCE v2 entries only, as
+# soft-RoCE's (rverbs loaded without roce_v1=1), XRC,
 # non-zero limits and GUID), rdma-core's own Python tests (pyverbs) of
 # test_addr, test_pd, test_device, test_cq, test_qp and test_mr once with
 # the C core and once with the Rust core, every test its own case, compared
@@ -13,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 RDMA_CORE_TESTS=${RDMA_CORE_TESTS:-/opt/src/rdma-core/tests}
-MODULES="test_addr test_pd test_device test_cq test_qp test_mr"
+MODULES="test_addr test_pd test_device test_cq test_cq_events test_qp test_qpex test_mr"
 PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 DBG=/sys/kernel/debug/rverbs
 TMP=$(mktemp -d /tmp/rv0_rdmacore.XXXXXX)
@@ -59,6 +60,7 @@ check() {
 # rv0 (unittest names, without "tests.").
 RXE_ONLY="
 test_cq.CQTest.test_resize_cq	rv0 cannot resize a CQ yet (issue 11)
+test_cq_events.CqEventsTestCase.test_cq_events_rc	rv0 has UD QPs only (issue 11)
 test_mr.MWTest.test_invalidate_mw_type1	rv0 has no memory windows and no RC QPs (issue 11)
 test_mr.MWTest.test_mw_ex_type1	rv0 has no memory windows and no RC QPs (issue 11)
 test_mr.MWTest.test_mw_type1	rv0 has no memory windows and no RC QPs (issue 11)
@@ -78,6 +80,19 @@ test_qp.QPTest.test_create_uc_qp_with_attr	rv0 has UD QPs only (issue 11)
 test_qp.QPTest.test_query_rc_qp	rv0 has UD QPs only (issue 11)
 test_qp.QPTest.test_query_uc_qp	rv0 has UD QPs only (issue 11)
 test_qp.RCQPTest.test_modify_rc_qp_rd_atomic	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_atomic_cmp_swp	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_atomic_fetch_add	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_bind_mw	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_flush	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_flush_type_violate	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_rdma_read	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_rdma_read_zero_size	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_rdma_write	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_rdma_write_imm	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_rdma_write_zero_size	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_send	rv0 has UD QPs only (issue 11)
+test_qpex.QpExTestCase.test_qp_ex_rc_send_imm	rv0 has UD QPs only (issue 11)
 "
 
 # run_suite OUT [DEV] - run the rdma-core tests on DEV (rv0). OUT gets one line per
@@ -199,18 +214,20 @@ for l in open(sys.argv[1]):
         print(ipaddress.IPv6Address(m.group(1)).exploded, m.group(2))' "$1"
 }
 
-# gid_both GID - GID (any IPv6 form) is in rv0's table as RoCE v1 and v2.
-gid_both() {
+# gid_v2_only GID - GID (any IPv6 form) is in rv0's table as RoCE v2 and
+# not as RoCE v1: soft-RoCE's table, rverbs loaded without roce_v1=1 (rv0
+# sends RoCE v2 only; rdma-core's tests use GID index 0).
+gid_v2_only() {
 	local g
 	g=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1") &&
-		grep -qx "$g RoCE v1" "$TMP/gids" && grep -qx "$g RoCE v2" "$TMP/gids"
+		grep -qx "$g RoCE v2" "$TMP/gids" && ! grep -qx "$g RoCE v1" "$TMP/gids"
 }
 
-# link_local_both - a fe80:: GID is in rv0's table as RoCE v1 and v2.
-link_local_both() {
+# link_local_v2_only - a fe80:: GID is in rv0's table, as RoCE v2 only.
+link_local_v2_only() {
 	local g
 	g=$(awk '$1 ~ /^fe80:/ { print $1; exit }' "$TMP/gids")
-	[ -n "$g" ] && gid_both "$g"
+	[ -n "$g" ] && gid_v2_only "$g"
 }
 
 # field NAME - the value of "NAME: value" in rv0's ibv_devinfo -v.
@@ -258,7 +275,7 @@ modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth0 ||
 run_suite "$TMP/rxe" rxe0
 rdma link del rxe0
 
-ktap_set_plan $((30 + c_total + rust_total))
+ktap_set_plan $((31 + c_total + rust_total))
 
 # ibv_devinfo
 devinfo >"$TMP/devinfo" 2>&1
@@ -267,9 +284,11 @@ check "ibv_devinfo: transport InfiniBand" grep -qE 'transport:[[:space:]]+Infini
 check "ibv_devinfo: port state PORT_ACTIVE" grep -qE 'state:[[:space:]]+PORT_ACTIVE' "$TMP/devinfo"
 check "ibv_devinfo: link_layer Ethernet" grep -qE 'link_layer:[[:space:]]+Ethernet$' "$TMP/devinfo"
 check "ibv_devinfo: gid_tbl_len 32" test "$(field gid_tbl_len)" = 32
-check "ibv_devinfo: ::ffff:$IP4_A is a RoCE v1 and a RoCE v2 GID" gid_both "::ffff:$IP4_A"
-check "ibv_devinfo: $IP6_A is a RoCE v1 and a RoCE v2 GID" gid_both "$IP6_A"
-check "ibv_devinfo: a fe80:: link-local GID is RoCE v1 and RoCE v2" link_local_both
+check "ibv_devinfo: ::ffff:$IP4_A is a RoCE v2 GID, not a RoCE v1 one" gid_v2_only "::ffff:$IP4_A"
+check "ibv_devinfo: $IP6_A is a RoCE v2 GID, not a RoCE v1 one" gid_v2_only "$IP6_A"
+check "ibv_devinfo: a fe80:: link-local GID is RoCE v2, not RoCE v1" link_local_v2_only
+check "ibv_devinfo: GID 0 (rdma-core's tests take it) is RoCE v2" \
+	bash -c 'grep -qE "GID\[ *0\]:.*, RoCE v2$" "$1"' _ "$TMP/devinfo"
 check "ibv_devinfo: device_cap_flags include XRC" \
 	bash -c 'sed -n "/device_cap_flags:/,/max_sge:/p" "$1" | grep -qE "^[[:space:]]+XRC$"' _ "$TMP/devinfo"
 check "ibv_devinfo: max_pd non-zero ($(field max_pd))" test "$(field max_pd)" -gt 0

@@ -131,7 +131,8 @@ rv0_up() {
 
 setup() {
 	modprobe rdma_rxe && modprobe ib_uverbs || return 1
-	insmod "$RVERBS_KO" || return 1
+	# RoCE v1 GIDs too, for the RoCE v1 address handle cases.
+	insmod "$RVERBS_KO" roce_v1=1 || return 1
 	ns_setup || return 1
 	ip link add vethx0 type veth peer name vethx1 &&
 		ip link set vethx0 up && ip link set vethx1 up || return 1
@@ -148,7 +149,7 @@ reload() {
 		rmmod rverbs 2>/dev/null && break
 		sleep 0.1
 	done
-	[ ! -e /sys/module/rverbs ] && insmod "$RVERBS_KO" "$@" && rv0_up
+	[ ! -e /sys/module/rverbs ] && insmod "$RVERBS_KO" roce_v1=1 "$@" && rv0_up
 }
 
 # resources FIELD - "name value" of the lines of rv0's debugfs resources

@@ -59,7 +59,8 @@ setup() {
 	ip -6 route add 2001:db8:2::/64 via 2001:db8::2 &&
 	ip neigh add 192.0.2.4 lladdr $FIXED_MAC dev veth0 nud permanent &&
 	ip -6 neigh add 2001:db8::4 lladdr $FIXED_MAC dev veth0 nud permanent || return 1
-	insmod "$RVERBS_KO" || return 1
+	# rv0 with RoCE v1 GIDs too, for the RoCE v1 scenarios.
+	insmod "$RVERBS_KO" roce_v1=1 || return 1
 	rxe_pair_up || return 1
 	PEER_MAC=$(ip netns exec $NS cat /sys/class/net/veth1/address)
 	OWN_MAC=$(cat /sys/class/net/veth0/address)

@@ -50,7 +50,9 @@ ktap_print_header
 ktap_set_plan $((${#DEVS[@]} * ${#SEEDS[@]}))
 
 # rv0 before rxe0 on veth0 (rverbs refuses a netdev that soft-RoCE has).
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+# rv0 with RoCE v1 GIDs too: the fuzzer's AHs from them take the verbs
+# core's RoCE v1 path.
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" roce_v1=1 && ns_setup &&
 	rdma link add rv0 type rverbs netdev veth0 && rdma link add rxe0 type rxe netdev veth0 ||
 	ktap_exit_fail_msg "setup failed"
 takeover_off || ktap_exit_fail_msg "the takeover is on and does not switch off"

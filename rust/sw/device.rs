@@ -108,7 +108,8 @@ const PORT: u32 = 1;
 /// The default (and only) P_Key.
 const DEFAULT_PKEY: u16 = 0xffff;
 
-/// Resource limits of a device, from the module parameters at creation.
+/// Resource limits and GID types of a device, from the module parameters
+/// at creation.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
     /// Protection domains.
@@ -117,17 +118,31 @@ pub(crate) struct Limits {
     pub(crate) max_ah: u32,
     /// XRC domains.
     pub(crate) max_xrcd: u32,
+    /// Whether the port has RoCE v1 GIDs besides its RoCE v2 ones. Off by
+    /// default: the data path sends RoCE v2 only, and a GID it cannot send
+    /// from must not be in the table (rdma-core's tests take index 0, the
+    /// first GID of the netdev's MAC, which ib_core makes RoCE v1 when the
+    /// port has both). On, the verbs core's RoCE v1 address handles (a
+    /// link-local destination's MAC from its GID) can be tested on rv0:
+    /// soft-RoCE has RoCE v2 GIDs only.
+    pub(crate) roce_v1: bool,
 }
 
 impl Limits {
     /// The limits the module was loaded with (`max_pd`, `max_ah`,
-    /// `max_xrcd`): each from 1 to `i32::MAX` (ib_core reports them as
-    /// `int`), else `EINVAL`.
+    /// `max_xrcd`: each from 1 to `i32::MAX`, ib_core reports them as
+    /// `int`; `roce_v1`: 0 or 1), else `EINVAL`.
     pub(crate) fn from_params() -> Result<Self> {
+        let roce_v1 = match *crate::module_parameters::roce_v1.value() {
+            0 => false,
+            1 => true,
+            _ => return Err(EINVAL),
+        };
         let limits = Self {
             max_pd: *crate::module_parameters::max_pd.value(),
             max_ah: *crate::module_parameters::max_ah.value(),
             max_xrcd: *crate::module_parameters::max_xrcd.value(),
+            roce_v1,
         };
         let valid = |n: u32| n >= 1 && i32::try_from(n).is_ok();
         if !(valid(limits.max_pd) && valid(limits.max_ah) && valid(limits.max_xrcd)) {
@@ -268,6 +283,8 @@ struct Debugfs {
 #[pin_data]
 pub(crate) struct SwDevice {
     node_guid: [u8; 8],
+    /// Whether the port has RoCE v1 GIDs too ([`Limits::roce_v1`]).
+    roce_v1: bool,
     /// The netdev of the port, until it unregisters (ib_core asks for it
     /// with `get_netdev`).
     #[pin]
@@ -315,6 +332,7 @@ impl SwDevice {
     ) -> impl PinInit<Self, Error> + '_ {
         try_pin_init!(Self {
             node_guid: eui64(ndev.mac()),
+            roce_v1: limits.roce_v1,
             netdev <- new_spinlock!(Some(TrackedNetDevice::new(ndev))),
             ports,
             port <- new_mutex!(None),
@@ -328,6 +346,11 @@ impl SwDevice {
     /// The node GUID (network byte order).
     pub(crate) fn node_guid(&self) -> [u8; 8] {
         self.node_guid
+    }
+
+    /// Whether the port has RoCE v1 GIDs besides its RoCE v2 ones.
+    pub(crate) fn roce_v1(&self) -> bool {
+        self.roce_v1
     }
 
     /// The netdev, with a reference for the caller, until it is detached.
@@ -529,14 +552,19 @@ impl Driver for Rv {
         Ok(attrs)
     }
 
-    fn get_port_immutable(_dev: &DriverDevice<Self>, port: u32) -> Result<PortImmutable> {
+    fn get_port_immutable(dev: &DriverDevice<Self>, port: u32) -> Result<PortImmutable> {
         if port != PORT {
             return Err(EINVAL);
         }
         Ok(PortImmutable {
             pkey_tbl_len: 1,
             gid_tbl_len: GID_TABLE_LEN,
-            core_cap_flags: attrs::PORT_ROCE_V1_V2_NO_MAD,
+            // RoCE v2 GIDs only, as soft-RoCE, unless `roce_v1=1`.
+            core_cap_flags: if dev.roce_v1() {
+                attrs::PORT_ROCE_V1_V2_NO_MAD
+            } else {
+                attrs::PORT_ROCE_V2_NO_MAD
+            },
             // No MAD agents without QP1 (ib_core insists on 0 then).
             max_mad_size: 0,
         })

@@ -174,3 +174,10 @@ pub(crate) struct PortImmutable {
 pub(crate) const PORT_ROCE_V1_V2_NO_MAD: u32 = bindings::RDMA_CORE_CAP_PROT_ROCE
     | bindings::RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP
     | bindings::RDMA_CORE_CAP_ETH_AH;
+
+/// The protocols of a RoCE v2 port without MADs: as
+/// [`PORT_ROCE_V1_V2_NO_MAD`] less `RDMA_CORE_CAP_PROT_ROCE`, so that ib_core
+/// adds RoCE v2 GIDs only (soft-RoCE's table, whose
+/// `RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP` has the same protocol bits).
+pub(crate) const PORT_ROCE_V2_NO_MAD: u32 =
+    bindings::RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP | bindings::RDMA_CORE_CAP_ETH_AH;
