@@ -22,11 +22,12 @@
 
 ITERS=100
 # The debug lane (KASAN, lockdep under TCG, each run many times slower)
-# keeps one run of each kind: rv1 <- rv0 at the MTU, with events, IPv6;
-# rxe1 <- rv0 over IPv4, rv0 <- rxe1 over IPv6.
+# keeps one run of each kind, of 20 exchanges: rv1 <- rv0 at the MTU, with
+# events, IPv6; rxe1 <- rv0 over IPv4, rv0 <- rxe1 over IPv6; and leaves
+# the reference of the hostile packets, soft-RoCE's QP, to the stock lane.
 SIZES="1 17 1024"
 FULL=1
-[ "${RVERBS_LANE:-}" = debug ] && SIZES=1024 FULL=0
+[ "${RVERBS_LANE:-}" = debug ] && SIZES=1024 FULL=0 ITERS=20
 DBG=/sys/kernel/debug/rverbs
 PORT=18700
 # The packets sent at a live QP, below.
