@@ -78,9 +78,8 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ndev=0
-for d in $DEVS; do ndev=$((ndev + 1)); done
-ktap_set_plan $((ndev * n + ndev + 3))
+read -ra devs <<<"$DEVS"
+ktap_set_plan $((${#devs[@]} * n + ${#devs[@]} + 3))
 
 gid_rxe=
 gid_rv=
