@@ -154,13 +154,13 @@ run "rv0 reg_mr" mr rv0
 # sysfs code (device_add of the IB device and its ports, of the module),
 # at seconds each on the debug kernel, and rverbs' own work last (the
 # device's port binding and debugfs files; the module's init): link add
-# (about 2000 points) every one of the first 16 and the last 24, every
-# 256th between; the module load (about 450) the first 8 and the last 32,
-# every 96th between; unless RVERBS_FAULTS=all.
-sparse=(-a 16 -e 256 -l 24)
+# (about 2000 points) every one of the first 8 and the last 16, every
+# 512th between; the module load (about 450) the first 4 and the last 24,
+# every 192nd between; unless RVERBS_FAULTS=all.
+sparse=(-a 8 -e 512 -l 16)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
 run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
-sparse=(-a 8 -e 96 -l 32)
+sparse=(-a 4 -e 192 -l 24)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
 
 rdma link del rxe0

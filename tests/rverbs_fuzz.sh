@@ -33,7 +33,7 @@ DBG=/sys/kernel/debug
 DEVS=(rxe0 rv0)
 read -ra SEEDS <<<"${SEED:-1 2 3}"
 if [ "${RVERBS_LANE:-}" = debug ]; then
-	COUNT=${FUZZ_COUNT:-1000}
+	COUNT=${FUZZ_COUNT:-500}
 	RUN_TIMEOUT=900
 else
 	COUNT=${FUZZ_COUNT:-20000}

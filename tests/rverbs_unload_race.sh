@@ -15,7 +15,7 @@
 # 20 rounds; 3 on the debug lane (KASAN, lockdep under TCG: a round takes
 # ten times as long there).
 ROUNDS=${ROUNDS:-20}
-[ "${RVERBS_LANE:-}" = debug ] && ROUNDS=${ROUNDS_DEBUG:-3}
+[ "${RVERBS_LANE:-}" = debug ] && ROUNDS=${ROUNDS_DEBUG:-2}
 
 cleanup() {
 	local i
