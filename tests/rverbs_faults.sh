@@ -101,7 +101,10 @@ run() {
 	if [ "$rc" = 0 ] && [ "${points:-0}" -gt 0 ]; then
 		ktap_test_pass "$desc: ${points} fault points, all clean"
 	else
-		printf '%s\n' "$out" | grep -v '^# n=.*: ENOMEM$' | tail -n 5 | sed 's/^/# /'
+		# What made it fail: every line but the plain ones ("n=K:
+		# ENOMEM", "n=K: succeeded"), wherever it was in the run.
+		printf '%s\n' "$out" | grep -vE '^# n=[0-9]+: (ENOMEM|succeeded)$' |
+			tail -n 20 | sed 's/^/# /'
 		ktap_test_fail "$desc: ${points:-no} fault points, rc $rc"
 	fi
 }

@@ -114,19 +114,23 @@ impl LinkType for SwLink {
         // registration, before our notifier could know the device: its
         // `NETDEV_UNREGISTER` is then gone, and the device would keep the
         // netdev forever. Unregistration runs under RTNL: look once more.
-        {
+        let attached = {
             let rtnl = Rtnl::lock();
-            if !ndev.is_registered(&rtnl) {
-                dev.detach_netdev();
-                dev.unregister_queued();
-                return Err(ENODEV);
+            if ndev.is_registered(&rtnl) {
+                // Packets from the wire, from now on.
+                SwDevice::attach_port(&dev, ndev, &rtnl)
+            } else {
+                Err(ENODEV)
             }
-            // Packets from the wire, from now on.
-            if let Err(e) = SwDevice::attach_port(&dev, ndev, &rtnl) {
-                dev.detach_netdev();
-                dev.unregister_queued();
-                return Err(e);
-            }
+        };
+        // A device that failed here is gone when the error reaches the
+        // caller ("rdma link add" must not find it after its error): the
+        // unregistration is waited for, outside RTNL, which ib_core's
+        // clients take while they let go of the device.
+        if let Err(e) = attached {
+            dev.detach_netdev();
+            dev.unregister();
+            return Err(e);
         }
         if let Err(e) = dev.fill_debugfs(&self.debugfs, name) {
             pr_warn!("{}: no debugfs directory ({:?})\n", name, e);

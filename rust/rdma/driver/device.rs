@@ -14,7 +14,10 @@ use crate::{
 };
 use core::{
     marker::PhantomData,
-    mem::size_of,
+    mem::{
+        size_of,
+        ManuallyDrop, //
+    },
     ops::Deref,
     ptr::NonNull, //
 };
@@ -234,6 +237,20 @@ impl<T: Driver> DeviceGet<T> {
         // SAFETY: The reference keeps the device registered for the call;
         // its operations include `dealloc_driver`, as the function requires.
         unsafe { bindings::ib_unregister_device_queued(self.0.as_ptr()) };
+    }
+
+    /// Unregisters the device and returns once it is unregistered
+    /// (`ib_unregister_device_and_put`): for a caller that reports the
+    /// device's failure to its creator, who must not find it afterwards.
+    /// It waits for ib_core's clients to let go of the device, so the
+    /// caller must not hold a lock that they take (RTNL among them); a
+    /// caller that does would deadlock (and lockdep tells), nothing worse.
+    pub(crate) fn unregister(self) {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: `this` holds the registration reference that the function
+        // puts in place of our `Drop`, which does not run; the operations
+        // include `dealloc_driver`, as the function requires.
+        unsafe { bindings::ib_unregister_device_and_put(this.0.as_ptr()) };
     }
 }
 
