@@ -16,6 +16,7 @@
 #   wait_until SECS CMD...   poll CMD until it succeeds
 #   wait_listen NETNS PORT   until a TCP server listens there
 #   counter NAME             a counter of /sys/kernel/debug/rverbs/counters
+#   has_line / prefixed      a file's exact line; its lines after a prefix
 
 RVERBS_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${RVERBS_TOP:=$(cd "$RVERBS_TESTS_DIR/.." && pwd)}"
@@ -50,17 +51,15 @@ IP4_B=192.0.2.2
 IP6_A=2001:db8::1
 IP6_B=2001:db8::2
 
+# Three programs, not ten (ip's batch mode stops at the first error): on the
+# debug kernel under TCG each costs most of a second.
 ns_setup() {
 	ip netns add $NS &&
-	ip link add veth0 type veth peer name veth1 &&
-	ip link set veth1 netns $NS &&
-	ip addr add $IP4_A/24 dev veth0 &&
-	ip -6 addr add $IP6_A/64 dev veth0 nodad &&
-	ip link set veth0 up &&
-	ip -n $NS addr add $IP4_B/24 dev veth1 &&
-	ip -n $NS -6 addr add $IP6_B/64 dev veth1 nodad &&
-	ip -n $NS link set veth1 up &&
-	ip -n $NS link set lo up
+		printf '%s\n' "link add veth0 type veth peer name veth1" \
+			"link set veth1 netns $NS" "addr add $IP4_A/24 dev veth0" \
+			"addr add $IP6_A/64 dev veth0 nodad" "link set veth0 up" | ip -batch - &&
+		printf '%s\n' "addr add $IP4_B/24 dev veth1" "addr add $IP6_B/64 dev veth1 nodad" \
+			"link set veth1 up" "link set lo up" | ip -n $NS -batch -
 }
 
 ns_cleanup() {
@@ -69,18 +68,59 @@ ns_cleanup() {
 	true
 }
 
+# gid_text ADDR - ADDR (any IPv6 text form, ::ffff:a.b.c.d for IPv4) as
+# sysfs shows a GID: eight groups of four hex digits.  In bash alone, as
+# the helpers below: on the debug kernel under TCG each program started
+# costs most of a second, and these run in loops.
+gid_text() {
+	local a=$1 head tail g q out=
+	local -a h=() t=()
+	if [[ $a =~ ^(.*:)([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]]; then
+		printf -v q '%x:%x' $((BASH_REMATCH[2] * 256 + BASH_REMATCH[3])) \
+			$((BASH_REMATCH[4] * 256 + BASH_REMATCH[5]))
+		a=${BASH_REMATCH[1]}$q
+	fi
+	if [[ $a == *::* ]]; then
+		head=${a%%::*} tail=${a#*::}
+		[[ $tail == *::* ]] && return 1
+	else
+		head=$a tail=
+	fi
+	[ -n "$head" ] && IFS=: read -ra h <<<"$head"
+	[ -n "$tail" ] && IFS=: read -ra t <<<"$tail"
+	q=$((8 - ${#h[@]} - ${#t[@]}))
+	if [[ $a == *::* ]]; then
+		[ $q -ge 1 ] || return 1
+	else
+		[ $q = 0 ] || return 1
+	fi
+	for g in "${h[@]}"; do
+		[[ $g =~ ^[0-9a-fA-F]{1,4}$ ]] || return 1
+		printf -v out '%s%04x:' "$out" $((16#$g))
+	done
+	for ((; q > 0; q--)); do
+		out+=0000:
+	done
+	for g in "${t[@]}"; do
+		[[ $g =~ ^[0-9a-fA-F]{1,4}$ ]] || return 1
+		printf -v out '%s%04x:' "$out" $((16#$g))
+	done
+	echo "${out%:}"
+}
+
 # gid_index DEV GID [TYPE] - index of the entry GID (any IPv6 text form,
 # ::ffff:a.b.c.d for IPv4) of type TYPE ("RoCE v2" by default, or
 # "IB/RoCE v1") in port 1's GID table of DEV.
 gid_index() {
-	local dev=$1 want type=${3:-RoCE v2} f i
-	want=$(python3 -c 'import socket, sys
-b = socket.inet_pton(socket.AF_INET6, sys.argv[1])
-print(":".join(b[i:i + 2].hex() for i in range(0, 16, 2)))' "$2") || return 1
+	local dev=$1 want type=${3:-RoCE v2} f i g t
+	want=$(gid_text "$2") || return 1
 	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		read -r g <"$f" 2>/dev/null || continue
+		[ "$g" = "$want" ] || continue
 		i=${f##*/}
-		if [ "$(cat "$f")" = "$want" ] &&
-		   [ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "$type" ]; then
+		read -r t <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null ||
+			continue
+		if [ "$t" = "$type" ]; then
 			echo "$i"
 			return 0
 		fi
@@ -112,9 +152,33 @@ wait_listen() {
 RVERBS_TAKEOVER_KO=${RVERBS_TAKEOVER_KO:-$RVERBS_TOP/rverbs_takeover.ko}
 LP=/sys/kernel/livepatch/rverbs_takeover
 
+# has_line FILE LINE - FILE has a line that is exactly LINE.
+has_line() {
+	local l
+	[ -r "$1" ] || return 1
+	while IFS= read -r l || [ -n "$l" ]; do
+		[ "$l" = "$2" ] && return 0
+	done <"$1"
+	return 1
+}
+
+# prefixed PREFIX [FILE] - each line of FILE (or stdin) after PREFIX.
+prefixed() {
+	local l
+	while IFS= read -r l || [ -n "$l" ]; do
+		printf '%s%s\n' "$1" "$l"
+	done <"${2:-/dev/stdin}"
+}
+
+# lp_settled - the takeover's livepatch is in no transition.
+lp_settled() {
+	local t
+	read -r t <$LP/transition 2>/dev/null && [ "$t" = 0 ]
+}
+
 takeover_on() {
 	insmod "$RVERBS_TAKEOVER_KO" || return 1
-	wait_until 60 eval '[ "$(cat $LP/transition 2>/dev/null)" = 0 ]'
+	wait_until 60 lp_settled
 }
 
 takeover_off() {
@@ -136,13 +200,19 @@ rxe_pins_itself() {
 # counters_all - every counter of the Rust core, its events and its
 # error.<errno> lines: a [C] case must leave them all as they were.
 counters_all() {
-	cat /sys/kernel/debug/rverbs/counters
+	local -a l
+	mapfile -t l </sys/kernel/debug/rverbs/counters || return 1
+	printf '%s\n' "${l[@]}"
 }
 
 # counter_in TEXT NAME - counter NAME in TEXT, a copy of counters_all (0 if
 # absent).
 counter_in() {
-	awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }' <<<"$1"
+	local k v n=0
+	while read -r k v _; do
+		[ "$k" = "$2" ] && n=$v
+	done <<<"$1"
+	echo $((n + 0))
 }
 
 # counters_moved BEFORE AFTER - each counter that changed between two copies
@@ -156,9 +226,12 @@ counters_moved() {
 # counter NAME - a counter of /sys/kernel/debug/rverbs/counters (0 if the
 # file has no such counter, nothing if there is no file: rverbs unloaded).
 counter() {
-	local f=/sys/kernel/debug/rverbs/counters
+	local f=/sys/kernel/debug/rverbs/counters k v n=0
 	[ -e $f ] || return 0
-	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' $f
+	while read -r k v _; do
+		[ "$k" = "$1" ] && n=$v
+	done <$f
+	echo $((n + 0))
 }
 
 # rxe_pair_up - soft-RoCE on both ends: rxe0 on veth0 here, rxe1 on veth1 in

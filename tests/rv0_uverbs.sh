@@ -205,14 +205,26 @@ setup || ktap_exit_fail_msg "setup failed"
 
 n_all=$(cases -F limits | wc -l)
 n_limits=$(cases -f limits | wc -l)
-# The harness' cases in the five runs, and 19 checks of this script.
-ktap_set_plan $((3 * n_all + 2 * n_limits + 19))
+# The debug lane (KASAN, lockdep under TCG) runs rv0 under the Rust core
+# only: rv0's own code runs the same under either core, and soft-RoCE's
+# run and the C core's are the reference that the stock lane compares.
+FULL=1
+[ "${RVERBS_LANE:-}" = debug ] && FULL=0
+if [ $FULL = 1 ]; then
+	# The harness' cases in the five runs, and 19 checks of this script.
+	ktap_set_plan $((3 * n_all + 2 * n_limits + 19))
+else
+	ktap_print_msg "debug lane: rv0 under the Rust core only; soft-RoCE's and the C core's runs are the stock lane's"
+	ktap_set_plan $((n_all + n_limits + 16))
+fi
 
-harness rxe0 -F limits RV_DEV=rxe0
-ksft_check "rxe0: the harness exits with 0" test "$HARNESS_RC" = 0
+if [ $FULL = 1 ]; then
+	harness rxe0 -F limits RV_DEV=rxe0
+	ksft_check "rxe0: the harness exits with 0" test "$HARNESS_RC" = 0
 
-harness rv0 -F limits "${RV0_ENV[@]}"
-ksft_check "rv0: the harness exits with 0, no case skipped" all_ran
+	harness rv0 -F limits "${RV0_ENV[@]}"
+	ksft_check "rv0: the harness exits with 0, no case skipped" all_ran
+fi
 
 ksft_check "the takeover switches on" takeover_on
 before="$(counter ah_created) $(counter xrcd_allocated) $(counter dmac_link_local)"
@@ -230,8 +242,10 @@ ksft_check "rverbs reloads with ${SMALL[*]}, rv0 on it" reload "${SMALL[@]}"
 ksft_check "rv0's debugfs resources show these limits" \
 	expect_resources 4 "pd 4 ah 3 xrcd 2 cq 1048576 qp 1048560 mr 524287"
 
-harness rv0-limits -f limits "${RV0_ENV[@]}" RV_LIMITS=1 RV_MAX_XRCD=2
-ksft_check "rv0-limits: the harness exits with 0, no case skipped" all_ran
+if [ $FULL = 1 ]; then
+	harness rv0-limits -f limits "${RV0_ENV[@]}" RV_LIMITS=1 RV_MAX_XRCD=2
+	ksft_check "rv0-limits: the harness exits with 0, no case skipped" all_ran
+fi
 
 ksft_check "the takeover switches on again" takeover_on
 einval=$(counter error.22)

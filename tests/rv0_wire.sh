@@ -76,7 +76,10 @@ pingpong() {
 
 # wire NAME - rv0's counter NAME.
 wire() {
-	awk -v n="$1" '$1 == n { print $2 }' $DBG/rv0/wire
+	local k v
+	while read -r k v _; do
+		[ "$k" = "$1" ] && echo "$v"
+	done <$DBG/rv0/wire
 }
 
 # gids DEV V4 V6 - sets g4 and g6 to DEV's RoCE v2 GID indexes of the two
@@ -110,7 +113,7 @@ capture_start() {
 	ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/pcap_capture.py" veth1 "$cap_file" 600 \
 		>/tmp/rv0_wire.cap.out 2>&1 &
 	cap_pid=$!
-	wait_until 60 grep -q '^capturing$' /tmp/rv0_wire.cap.out
+	wait_until 60 has_line /tmp/rv0_wire.cap.out capturing
 }
 
 capture_stop() {

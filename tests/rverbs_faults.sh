@@ -19,8 +19,7 @@
 # Entry points: rdma_create_user_ah and rdma_destroy_ah_user on soft-RoCE
 # (rxe0) and rv0, C core and Rust core; ib_alloc_xrcd_user and
 # ib_dealloc_xrcd_user on rv0, C and Rust (soft-RoCE has no XRC); rv0's
-# ucontext, PD, CQ and QP creation and MR registration (and soft-RoCE's,
-# the reference);
+# ucontext, PD, CQ and QP creation and MR registration;
 # "rdma link add ... type rverbs"; loading
 # rverbs.ko (these two sampled: their first and last fault points, a few
 # between, unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
@@ -37,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 28
+ktap_set_plan 25
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and no
 # stack dump per injected fault.
@@ -54,33 +53,49 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 ping -c 1 -W 2 $IP4_B >/dev/null
 PEER=::ffff:$IP4_B
 
-# What must be the same before and after an entry point's run.
-# live NAME CREATED DESTROYED - "NAME live N" from two counters of the Rust core,
-# or that they are absent (rverbs unloaded, for the module-load case).
+# What must be the same before and after an entry point's run, in bash
+# alone but for "rdma res": on the debug kernel under TCG each program
+# started costs most of a second, twice per case.
+# live NAME CREATED DESTROYED - "NAME live N" from two counters of the Rust
+# core (COUNTERS, read by state), or that they are absent (rverbs unloaded,
+# for the module-load case).
 live() {
-	local c d
-	c=$(counter "$2") d=$(counter "$3")
-	if [ -n "$c" ] && [ -n "$d" ]; then
-		echo "$1 live $((c - d))"
+	if [ -n "${COUNTERS[$2]:-}" ] && [ -n "${COUNTERS[$3]:-}" ]; then
+		echo "$1 live $((COUNTERS[$2] - COUNTERS[$3]))"
 	else
 		echo "$1 counters absent"
 	fi
 }
 
 state() {
+	local k v l
+	local -A COUNTERS=()
+	if [ -e $DBG/rverbs/counters ]; then
+		while read -r k v _; do
+			COUNTERS[$k]=$v
+		done <$DBG/rverbs/counters
+	fi
 	live ah ah_created ah_destroyed
 	live xrcd xrcd_allocated xrcd_deallocated
-	cat $DBG/rverbs/rv0/resources 2>/dev/null
+	if [ -e $DBG/rverbs/rv0/resources ]; then
+		while IFS= read -r l; do
+			echo "$l"
+		done <$DBG/rverbs/rv0/resources
+	fi
 	rdma res show 2>&1
-	ls /sys/class/infiniband 2>&1
-	grep -E '^rverbs' /proc/modules | cut -d' ' -f1
+	echo /sys/class/infiniband/*
+	while read -r k _; do
+		[[ $k == rverbs* ]] && echo "$k"
+	done </proc/modules
 }
 
 declare -A ERRNOS
 
 # run CASE ARGS... - fault_nth ARGS as one KTAP case named CASE.
 run() {
-	local desc=$1 before after out rc last points
+	local desc=$1 before after out rc last points e l i j
+	local -a lines n_lines=() odd=() errnos=()
+	local -A seen=()
 	shift
 	before=$(state)
 	echo "rverbs-expect: begin alloc-failures ($desc)" >/dev/kmsg
@@ -88,11 +103,41 @@ run() {
 	rc=$?
 	echo "rverbs-expect: end" >/dev/kmsg
 	after=$(state)
-	printf '%s\n' "$out" | grep '^# n=' | tail -n 3
-	last=$(printf '%s\n' "$out" | tail -n 1)
+	mapfile -t lines <<<"$out"
+	for l in "${lines[@]}"; do
+		[[ $l == "# n="* ]] && n_lines+=("$l")
+		# What makes a case fail: every line but the plain ones ("n=K:
+		# ENOMEM", "n=K: succeeded"), wherever it was in the run.
+		[[ $l =~ ^#\ n=[0-9]+:\ (ENOMEM|succeeded)$ ]] || odd+=("$l")
+	done
+	for l in "${n_lines[@]:$((${#n_lines[@]} > 3 ? ${#n_lines[@]} - 3 : 0))}"; do
+		echo "$l"
+	done
+	last=${lines[-1]}
 	ktap_print_msg "$desc: $last"
-	points=$(printf '%s\n' "$last" | sed -n 's/.*: \([0-9]*\) fault points.*/\1/p')
-	ERRNOS[$desc]=$(printf '%s\n' "$last" | sed -n 's/.*errnos //p' | tr ',' '\n' | sort -u | tr '\n' ' ')
+	points=
+	[[ $last =~ :\ ([0-9]+)\ fault\ points ]] && points=${BASH_REMATCH[1]}
+	# The errnos, as a sorted set.
+	if [[ $last == *"errnos "* ]]; then
+		IFS=, read -ra errnos <<<"${last##*errnos }"
+		for e in "${errnos[@]}"; do
+			seen[$e]=1
+		done
+	fi
+	# Sorted (insertion sort: a handful of names).
+	errnos=("${!seen[@]}")
+	for ((i = 1; i < ${#errnos[@]}; i++)); do
+		e=${errnos[i]}
+		for ((j = i - 1; j >= 0; j--)); do
+			[[ ${errnos[j]} > $e ]] || break
+			errnos[j + 1]=${errnos[j]}
+		done
+		errnos[j + 1]=$e
+	done
+	ERRNOS[$desc]=
+	for e in "${errnos[@]}"; do
+		ERRNOS[$desc]+="$e "
+	done
 	if [ "$before" != "$after" ]; then
 		ktap_print_msg "$desc: left something behind:"
 		diff <(echo "$before") <(echo "$after") | sed 's/^/# /'
@@ -101,10 +146,9 @@ run() {
 	if [ "$rc" = 0 ] && [ "${points:-0}" -gt 0 ]; then
 		ktap_test_pass "$desc: ${points} fault points, all clean"
 	else
-		# What made it fail: every line but the plain ones ("n=K:
-		# ENOMEM", "n=K: succeeded"), wherever it was in the run.
-		printf '%s\n' "$out" | grep -vE '^# n=[0-9]+: (ENOMEM|succeeded)$' |
-			tail -n 20 | sed 's/^/# /'
+		for l in "${odd[@]:$((${#odd[@]} > 20 ? ${#odd[@]} - 20 : 0))}"; do
+			echo "# $l"
+		done
 		ktap_test_fail "$desc: ${points:-no} fault points, rc $rc"
 	fi
 }
@@ -139,19 +183,16 @@ same_errnos "dealloc_xrcd_user rv0 [C]" "dealloc_xrcd_user rv0 [Rust]"
 
 run "rv0 ucontext" ucontext rv0
 run "rv0 alloc_pd" pd rv0
-# A CQ: its ring (vmalloc_user), its mmap entry, the response; soft-RoCE's
-# as the reference that the C driver's error paths are clean too.
-run "rxe0 create_cq" cq rxe0
+# A CQ: its ring (vmalloc_user), its mmap entry, the response.  (Soft-RoCE's
+# CQ, QP and MR error paths were the first runs' reference, all clean; they
+# are the C driver's code, and left out for the time CI has.)
 run "rv0 create_cq" cq rv0
 # A UD QP: ib_core's part (the object, restrack, security), the driver's
-# (its number, two rings, two mmap entries, the response); soft-RoCE's as
-# the reference again.
-run "rxe0 create_qp" qp rxe0
+# (its number, two rings, two mmap entries, the response).
 run "rv0 create_qp" qp rv0
 # A memory region of 4 pages: ib_core's part (the object, restrack), the
 # driver's (its index, the pinned pages and their list); nothing may stay
 # pinned (VmPin) after a failure.
-run "rxe0 reg_mr" mr rxe0
 run "rv0 reg_mr" mr rv0
 # These two have hundreds of fault points, almost all in the driver core's
 # sysfs code (device_add of the IB device and its ports, of the module),

@@ -39,9 +39,9 @@ trap cleanup EXIT
 # net_up - a fresh veth pair for the device under test.
 net_up() {
 	ip link del vethf0 2>/dev/null
-	ip link add vethf0 type veth peer name vethf1 &&
-		ip addr add 198.18.2.1/24 dev vethf0 &&
-		ip link set vethf0 up && ip link set vethf1 up
+	printf '%s\n' "link add vethf0 type veth peer name vethf1" \
+		"addr add 198.18.2.1/24 dev vethf0" "link set vethf0 up" "link set vethf1 up" |
+		ip -batch -
 }
 
 # dev_up DEV - DEV (rxe0 or rv0) on vethf0, its IPv4 GID in place.
@@ -57,7 +57,7 @@ gone() {
 }
 
 wait_line() {
-	wait_until 10 grep -qx "$2" "$1"
+	wait_until 10 has_line "$1" "$2"
 }
 
 # start_holders DEV - the AH holder on fd 3, the PD (and XRCD) holder on fd 4.
@@ -80,7 +80,7 @@ start_holders() {
 # one KTAP case; the outcome, for the comparison of the cores, in
 # $TMP/MODE.DEV.EVENT.
 one() {
-	local mode=$1 dev=$2 event=$3 desc ok=1 before after ev evrc rc3 rc4 order=after i
+	local mode=$1 dev=$2 event=$3 desc ok=1 before after ev evrc rc3 rc4 order=after i l
 	local out=$TMP/$mode.$dev.$event
 	desc="$dev, $event with an AH, a PD${4:+ and an XRCD} held [$mode]"
 	dev_up "$dev" || { ktap_test_fail "$desc: setup"; return; }
@@ -138,11 +138,13 @@ one() {
 	# What the cores must agree on (not how long the create took).
 	{
 		echo "gone $order the holders let go"
-		cat "$TMP/ev.note"
-		grep -v '^elapsed_ms:' "$TMP/h3.out" | sed 's/^/ah holder: /'
-		sed 's/^/pd holder: /' "$TMP/h4.out"
+		prefixed "" "$TMP/ev.note"
+		while IFS= read -r l; do
+			[[ $l == elapsed_ms:* ]] || echo "ah holder: $l"
+		done <"$TMP/h3.out"
+		prefixed "pd holder: " "$TMP/h4.out"
 	} >"$out"
-	sed 's/^/# /' "$out"
+	prefixed "# " "$out"
 	if [ "$(($(counter_in "$after" ah_created) - $(counter_in "$after" ah_destroyed)))" != 0 ] ||
 		[ "$(($(counter_in "$after" xrcd_allocated) - $(counter_in "$after" xrcd_deallocated)))" != 0 ]; then
 		ok=0

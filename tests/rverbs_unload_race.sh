@@ -32,10 +32,11 @@ trap cleanup EXIT
 round() {
 	local i pids=() rc=0
 	insmod "$RVERBS_KO" && modprobe rdma_rxe || { echo "round $1: cannot load"; return 1; }
+	# One ip for the four pairs (batch mode stops at the first error).
 	for i in a b c d; do
-		ip link add veth_$i type veth peer name veth_${i}p && ip link set veth_$i up &&
-			ip link set veth_${i}p up || { echo "round $1: no veth_$i"; return 1; }
-	done
+		printf '%s\n' "link add veth_$i type veth peer name veth_${i}p" \
+			"link set veth_$i up" "link set veth_${i}p up"
+	done | ip -batch - || { echo "round $1: no veth pairs"; return 1; }
 	for i in a b c; do
 		rdma link add rv_$i type rverbs netdev veth_$i || { echo "round $1: no rv_$i"; return 1; }
 	done
