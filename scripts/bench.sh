@@ -11,14 +11,22 @@
 # Then the same on rv0, rverbs' Rust software device (replacing rxe0 on
 # veth0), and the drivers side by side: rxe0 (soft-RoCE, C) against rv0
 # (Rust), both under ib_core's C core.
-# A benchmark, not a test: it asserts nothing about speed.
+# Last the data path (tests/ud_many.c, rdma-core's librxe provider on both
+# drivers): 64-byte UD messages echoed between two namespaces, soft-RoCE
+# (rxe0 <-> rxe1 on veth0/veth1) against rverbs (rvd0 <-> rvd1 on a veth
+# pair of their own), alternating over ROUNDS rounds: the round trip with
+# one message in flight, and the message rate with 16 QPs a side, each
+# with 16 in flight.
+# A benchmark, not a test: it asserts nothing about speed; a run whose
+# messages were lost, misdelivered or failed stops it with an error.
 . "$(dirname "$0")/../tests/lib.sh"
 
 PROBE=${1:?usage: bench.sh BUILD_DIR}/ah_probe
+MANY=$1/ud_many
 COUNT=${RVERBS_BENCH_COUNT:-2000}
 ROUNDS=${RVERBS_BENCH_ROUNDS:-5}
 
-trap teardown EXIT
+trap 'rdma link del rvd0 2>/dev/null; ip netns exec $NS rdma link del rvd1 2>/dev/null; ip link del vethd0 2>/dev/null; teardown' EXIT
 modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" &&
 	ns_setup && rxe_pair_up || { echo "bench: setup failed" >&2; exit 1; }
 
@@ -81,3 +89,66 @@ while IFS='|' read -r name _; do
 	printf '%-44s %12d %12d %8s\n' "$name" "${C_MEDIAN[rxe0/$name]}" \
 		"${C_MEDIAN[rv0/$name]}" "$(ratio "${C_MEDIAN[rxe0/$name]}" "${C_MEDIAN[rv0/$name]}")"
 done <<<"$CASES"
+
+# The data path.  many_run DEV PEER DEV_IP PEER_IP ARGS... - one ud_many
+# exchange, server PEER in $NS, client DEV here; prints "RATE RTT_NS".
+MANY_PORT=18800
+many_run() {
+	local dev=$1 peer=$2 ip=$3 pip=$4 srv out ok
+	shift 4
+	MANY_PORT=$((MANY_PORT + 1))
+	out=$(mktemp)
+	ip netns exec $NS timeout 60 "$MANY" -d "$peer" -g "$(gid_index "$peer" "::ffff:$pip")" \
+		-p $MANY_PORT "$@" >"$out.srv" 2>&1 &
+	srv=$!
+	wait_until 30 has_line "$out.srv" listening
+	ok=1
+	timeout 60 "$MANY" -d "$dev" -g "$(gid_index "$dev" "::ffff:$ip")" -p $MANY_PORT "$@" \
+		"$pip" >"$out" 2>&1 || ok=0
+	wait $srv || ok=0
+	if [ $ok = 0 ]; then
+		echo "bench: ud_many $dev <-> $peer $* failed:" >&2
+		cat "$out" "$out.srv" >&2
+		exit 1
+	fi
+	awk '$1 == "rate_per_s" { r = $2 } $1 == "rtt_ns" { t = $2 } END { print r, t }' "$out"
+	rm -f "$out" "$out.srv"
+}
+
+rdma link del rv0 && rdma link add rxe0 type rxe netdev veth0 &&
+	printf '%s\n' "link add vethd0 type veth peer name vethd1" "link set vethd1 netns $NS" \
+		"addr add 198.18.3.1/24 dev vethd0" "link set vethd0 up" | ip -batch - &&
+	printf '%s\n' "addr add 198.18.3.2/24 dev vethd1" "link set vethd1 up" | ip -n $NS -batch - &&
+	rdma link add rvd0 type rverbs netdev vethd0 &&
+	ip netns exec $NS rdma link add rvd1 type rverbs netdev vethd1 &&
+	wait_until 10 gid_index rxe1 ::ffff:192.0.2.2 >/dev/null &&
+	wait_until 10 gid_index rvd1 ::ffff:198.18.3.2 >/dev/null &&
+	ping -c 1 -W 5 192.0.2.2 >/dev/null && ping -c 1 -W 5 198.18.3.2 >/dev/null ||
+	{ echo "bench: data path setup failed" >&2; exit 1; }
+
+MANY_SECS=${RVERBS_BENCH_SECONDS:-3}
+# name|ud_many's arguments|the field (1 rate, 2 round trip)|lower or higher is faster
+MANY_CASES="round trip, 1 QP, 1 in flight (ns)|-n 1 -t 1 -w 1|2|lower
+message rate, 16 QPs x 16 in flight (msg/s)|-n 16 -t 2 -w 16|1|higher"
+printf '\n%-44s %12s %12s %8s\n' "data path: 64-byte UD, median of $ROUNDS x $MANY_SECS s" \
+	"rxe" "rv" "rv faster"
+while IFS='|' read -r name args field faster; do
+	x=()
+	v=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		# shellcheck disable=SC2086 # the arguments of the case
+		read -ra m <<<"$(many_run rxe0 rxe1 192.0.2.1 192.0.2.2 $args -T "$MANY_SECS")"
+		x+=("${m[field - 1]}")
+		# shellcheck disable=SC2086
+		read -ra m <<<"$(many_run rvd0 rvd1 198.18.3.1 198.18.3.2 $args -T "$MANY_SECS")"
+		v+=("${m[field - 1]}")
+	done
+	xm=$(printf '%s\n' "${x[@]}" | median)
+	vm=$(printf '%s\n' "${v[@]}" | median)
+	if [ "$faster" = lower ]; then
+		printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$xm" "$vm")"
+	else
+		printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$vm" "$xm")"
+	fi
+done <<<"$MANY_CASES"
+echo "(rv faster: rxe's time over rv's, or rv's rate over rxe's; above 1.00x rv is faster)"

@@ -30,6 +30,9 @@
  *                     with a wrong length or pattern, or duplicated (a
  *                     sequence number seen twice, or out of the window)
  *   lost N            (client) messages sent whose echo never came
+ *   rate_per_s N      (client) echoes per second over the SECONDS
+ *   rtt_ns N          (client) the mean round trip that rate implies with
+ *                     QPS x WINDOW messages in flight (Little's law)
  *
  * Exit status 0 when every count that must be 0 is, and something was
  * exchanged on every pair; 1 otherwise; 2 on a usage or set-up error.
@@ -264,7 +267,7 @@ static void *run(void *arg)
 				t->recv_errors++;
 				continue;
 			}
-			t->received++;
+			__atomic_fetch_add(&t->received, 1, __ATOMIC_RELAXED);
 			if (!check_msg(p, pi, &wc[k], slot, &seq)) {
 				t->bad++;
 			} else if (is_client) {
@@ -416,7 +419,8 @@ int main(int argc, char **argv)
 	uint64_t sent = 0, received = 0, send_errors = 0, recv_errors = 0, bad = 0, lost = 0;
 	int port = 18515, opt, i, fd, per, idle = 0, ok;
 	char c = 0;
-	double end;
+	double start, end = 0;
+	uint64_t timed = 0;
 
 	while ((opt = getopt(argc, argv, "d:g:n:t:w:s:T:p:")) != -1) {
 		switch (opt) {
@@ -505,9 +509,15 @@ int main(int argc, char **argv)
 		if (pthread_create(&threads[i].tid, NULL, run, &threads[i]))
 			die("pthread_create");
 	if (is_client) {
-		end = now() + seconds;
+		start = now();
+		end = start + seconds;
 		while (now() < end)
-			usleep(100000);
+			usleep(10000);
+		/* The echoes of the timed part (aligned 64-bit loads of counts
+		 * that only grow: at worst a few late). */
+		for (i = 0; i < nthreads; i++)
+			timed += __atomic_load_n(&threads[i].received, __ATOMIC_RELAXED);
+		end = now() - start;
 		stopping = 1;
 		/* The messages in flight come back, or are lost. */
 		end = now() + 10;
@@ -554,8 +564,12 @@ int main(int argc, char **argv)
 	       nqps, (unsigned long long)sent, (unsigned long long)received,
 	       (unsigned long long)send_errors, (unsigned long long)recv_errors,
 	       (unsigned long long)bad);
-	if (is_client)
+	if (is_client) {
 		printf("lost %llu\n", (unsigned long long)lost);
+		printf("rate_per_s %.0f\n", timed / end);
+		if (timed)
+			printf("rtt_ns %.0f\n", 1e9 * end * nqps * window / timed);
+	}
 	if (!ok)
 		printf("# a pair exchanged nothing\n");
 	ok &= !send_errors && !recv_errors && !bad && !lost && received > 0;
