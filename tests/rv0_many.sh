@@ -56,11 +56,11 @@ run() {
 		ps0=$(wire_of "$peer" sent) pr0=$(wire_of "$peer" received)
 	fi
 	PORT=$((PORT + 1))
-	ip netns exec "$NS" timeout 120 "$MANY" -d "$peer" -g "$pgid" -n $QPS -T $SECS -p $PORT \
+	ip netns exec "$NS" timeout 300 "$MANY" -d "$peer" -g "$pgid" -n $QPS -T $SECS -p $PORT \
 		>"$out.srv" 2>&1 &
 	srv=$!
-	wait_until 30 has_line "$out.srv" listening
-	timeout 120 "$MANY" -d rv0 -g "$ogid" -n $QPS -T $SECS -p $PORT $IP4_B >"$out.cli" 2>&1
+	wait_until 120 has_line "$out.srv" listening
+	timeout 300 "$MANY" -d rv0 -g "$ogid" -n $QPS -T $SECS -p $PORT $IP4_B >"$out.cli" 2>&1
 	rc=$?
 	wait $srv
 	rs=$?
