@@ -419,7 +419,7 @@ int main(int argc, char **argv)
 	uint64_t sent = 0, received = 0, send_errors = 0, recv_errors = 0, bad = 0, lost = 0;
 	int port = 18515, opt, i, fd, per, idle = 0, ok;
 	char c = 0;
-	double start, end = 0;
+	double start, end, elapsed = 0;
 	uint64_t timed = 0;
 
 	while ((opt = getopt(argc, argv, "d:g:n:t:w:s:T:p:")) != -1) {
@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 		 * that only grow: at worst a few late). */
 		for (i = 0; i < nthreads; i++)
 			timed += __atomic_load_n(&threads[i].received, __ATOMIC_RELAXED);
-		end = now() - start;
+		elapsed = now() - start;
 		stopping = 1;
 		/* The messages in flight come back, or are lost. */
 		end = now() + 10;
@@ -566,9 +566,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)bad);
 	if (is_client) {
 		printf("lost %llu\n", (unsigned long long)lost);
-		printf("rate_per_s %.0f\n", timed / end);
+		printf("rate_per_s %.0f\n", timed / elapsed);
 		if (timed)
-			printf("rtt_ns %.0f\n", 1e9 * end * nqps * window / timed);
+			printf("rtt_ns %.0f\n", 1e9 * elapsed * nqps * window / timed);
 	}
 	if (!ok)
 		printf("# a pair exchanged nothing\n");
