@@ -42,13 +42,14 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/types.h>
 
 #include <infiniband/verbs.h>
 
@@ -60,23 +61,23 @@
 
 /* A message: which pair, which one, then the pattern up to SIZE bytes. */
 struct msg {
-	uint32_t pair;
-	uint32_t seq;
+	__u32 pair;
+	__u32 seq;
 };
 
 struct pair {
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;
-	uint32_t remote_qpn;
+	__u32 remote_qpn;
 	unsigned char *buf;	/* window receive slots, then window send slots */
 	struct ibv_mr *mr;
 	/* Client: the next sequence number, and which are in flight. */
-	uint32_t next_seq;
-	uint64_t echoed;	/* echoes received */
-	uint32_t in_flight[MAX_WINDOW];	/* seq + 1 per send slot, 0 free */
+	__u32 next_seq;
+	__u32 in_flight[MAX_WINDOW];	/* seq + 1 per send slot, 0 free */
 	/* Server: echoes waiting for a send slot (its completion not polled
-	 * yet), oldest first. */
-	uint32_t pending[2 * MAX_WINDOW];
+	 * yet), oldest first.
+	 */
+	__u32 pending[2 * MAX_WINDOW];
 	int npending;
 	int exchanged;
 };
@@ -85,7 +86,8 @@ struct thread {
 	pthread_t tid;
 	int first, count;	/* its pairs */
 	struct ibv_cq *cq;
-	uint64_t sent, received, send_errors, recv_errors, bad;
+	__u64 sent, received, send_errors, recv_errors, bad;
+	__u64 outstanding;	/* client: messages in flight (atomic) */
 	int err;
 };
 
@@ -96,8 +98,8 @@ static struct thread threads[MAX_THREADS];
 static int nqps = 64, nthreads = 2, window = 4, size = 64, seconds = 5;
 static int is_client, sgid_index;
 static union ibv_gid remote_gid;
-static volatile int stopping;	/* client: no new messages */
-static volatile int done;	/* both: the exchange is over */
+static int stopping;	/* client: no new messages (atomic) */
+static int done;	/* both: the exchange is over (atomic) */
 
 static void die(const char *what)
 {
@@ -105,7 +107,7 @@ static void die(const char *what)
 	exit(2);
 }
 
-static unsigned char pattern(uint32_t pair, uint32_t seq, int i)
+static unsigned char pattern(__u32 pair, __u32 seq, int i)
 {
 	return (unsigned char)(pair * 31 + seq * 7 + i);
 }
@@ -121,9 +123,9 @@ static unsigned char *send_slot(struct pair *p, int slot)
 }
 
 /* wr_id: the pair, whether a receive, the slot. */
-static uint64_t wr_id(int pair, int recv, int slot)
+static __u64 wr_id(int pair, int recv, int slot)
 {
-	return ((uint64_t)pair << 32) | ((uint64_t)recv << 16) | (uint64_t)slot;
+	return ((__u64)pair << 32) | ((__u64)recv << 16) | (__u64)slot;
 }
 
 static int post_recv(struct pair *p, int pi, int slot)
@@ -140,8 +142,9 @@ static int post_recv(struct pair *p, int pi, int slot)
 }
 
 /* Send slots are 0..window-1, one per message in flight (the client's) or
- * per echo being sent (the server's, at most as many). */
-static int post_send(struct pair *p, int pi, int slot, uint32_t seq)
+ * per echo being sent (the server's, at most as many).
+ */
+static int post_send(struct pair *p, int pi, int slot, __u32 seq)
 {
 	unsigned char *b = send_slot(p, slot);
 	struct msg m = { .pair = pi, .seq = seq };
@@ -164,17 +167,17 @@ static int post_send(struct pair *p, int pi, int slot, uint32_t seq)
 }
 
 /* The message in a receive slot is right for pair pi: 1, or 0. */
-static int check_msg(struct pair *p, int pi, struct ibv_wc *wc, int slot, uint32_t *seq)
+static int check_msg(struct pair *p, int pi, struct ibv_wc *wc, int slot, __u32 *seq)
 {
 	unsigned char *b = recv_slot(p, slot) + GRH;
 	struct msg m;
 	int i;
 
-	if (wc->byte_len != (uint32_t)(GRH + size) || !(wc->wc_flags & IBV_WC_GRH) ||
+	if (wc->byte_len != (__u32)(GRH + size) || !(wc->wc_flags & IBV_WC_GRH) ||
 	    wc->src_qp != p->remote_qpn)
 		return 0;
 	memcpy(&m, b, sizeof(m));
-	if (m.pair != (uint32_t)pi)
+	if (m.pair != (__u32)pi)
 		return 0;
 	for (i = sizeof(m); i < size; i++)
 		if (b[i] != pattern(pi, m.seq, i))
@@ -202,6 +205,106 @@ static int free_slot(struct pair *p)
 	return -1;
 }
 
+/* Client: the echo seq came back on pair pi; the next message goes from
+ * its slot.  0, or -1 when posting failed.
+ */
+static int client_echo(struct thread *t, struct pair *p, int pi, __u32 seq)
+{
+	int s;
+
+	for (s = 0; s < window; s++)
+		if (p->in_flight[s] == seq + 1)
+			break;
+	if (s == window) {
+		/* A duplicate, or the echo of nothing in flight. */
+		t->bad++;
+		return 0;
+	}
+	p->in_flight[s] = 0;
+	__atomic_fetch_sub(&t->outstanding, 1, __ATOMIC_RELAXED);
+	p->exchanged = 1;
+	if (__atomic_load_n(&stopping, __ATOMIC_RELAXED))
+		return 0;
+	if (post_send(p, pi, s, p->next_seq))
+		return -1;
+	p->in_flight[s] = ++p->next_seq;
+	__atomic_fetch_add(&t->outstanding, 1, __ATOMIC_RELAXED);
+	t->sent++;
+	return 0;
+}
+
+/* Server: echo seq on pair pi from a free slot, or once one is (the
+ * client's window bounds them).  0, or -1 when posting failed.
+ */
+static int server_echo(struct thread *t, struct pair *p, int pi, __u32 seq)
+{
+	int s = free_slot(p);
+
+	p->exchanged = 1;
+	if (s < 0) {
+		if (p->npending < 2 * window)
+			p->pending[p->npending++] = seq;
+		else
+			t->bad++;
+		return 0;
+	}
+	p->in_flight[s] = seq + 1;
+	if (post_send(p, pi, s, seq))
+		return -1;
+	t->sent++;
+	return 0;
+}
+
+/* Server: the echo from slot is sent; the slot takes the oldest echo
+ * waiting, if one is.  0, or -1 when posting failed.
+ */
+static int server_sent(struct thread *t, struct pair *p, int pi, int slot)
+{
+	__u32 seq;
+
+	p->in_flight[slot] = 0;
+	if (!p->npending)
+		return 0;
+	seq = p->pending[0];
+	memmove(p->pending, p->pending + 1, --p->npending * sizeof(p->pending[0]));
+	p->in_flight[slot] = seq + 1;
+	if (post_send(p, pi, slot, seq))
+		return -1;
+	t->sent++;
+	return 0;
+}
+
+/* One completion of thread t: 0, or -1 when posting failed. */
+static int completion(struct thread *t, struct ibv_wc *wc)
+{
+	int pi = (int)(wc->wr_id >> 32);
+	int recv = (int)((wc->wr_id >> 16) & 1);
+	int slot = (int)(wc->wr_id & 0xffff);
+	struct pair *p;
+	__u32 seq;
+
+	if (pi < t->first || pi >= t->first + t->count) {
+		t->bad++;
+		return 0;
+	}
+	p = &pairs[pi];
+	if (!recv) {
+		if (wc->status != IBV_WC_SUCCESS)
+			t->send_errors++;
+		return is_client ? 0 : server_sent(t, p, pi, slot);
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		t->recv_errors++;
+		return 0;
+	}
+	__atomic_fetch_add(&t->received, 1, __ATOMIC_RELAXED);
+	if (!check_msg(p, pi, wc, slot, &seq))
+		t->bad++;
+	else if (is_client ? client_echo(t, p, pi, seq) : server_echo(t, p, pi, seq))
+		return -1;
+	return post_recv(p, pi, slot) ? -1 : 0;
+}
+
 static void *run(void *arg)
 {
 	struct thread *t = arg;
@@ -219,98 +322,19 @@ static void *run(void *arg)
 					return NULL;
 				}
 				p->in_flight[k] = ++p->next_seq;
+				__atomic_fetch_add(&t->outstanding, 1, __ATOMIC_RELAXED);
 				t->sent++;
 			}
 		}
 	}
-	while (!done) {
+	while (!__atomic_load_n(&done, __ATOMIC_RELAXED)) {
 		n = ibv_poll_cq(t->cq, 32, wc);
 		if (n < 0) {
 			t->err = EIO;
 			return NULL;
 		}
 		for (k = 0; k < n; k++) {
-			int pi = (int)(wc[k].wr_id >> 32);
-			int recv = (int)((wc[k].wr_id >> 16) & 1);
-			int slot = (int)(wc[k].wr_id & 0xffff);
-			struct pair *p;
-			uint32_t seq;
-			int s;
-
-			if (pi < t->first || pi >= t->first + t->count) {
-				t->bad++;
-				continue;
-			}
-			p = &pairs[pi];
-			if (!recv) {
-				if (wc[k].status != IBV_WC_SUCCESS)
-					t->send_errors++;
-				/* The server's echo slot is free again: for the
-				 * oldest echo waiting, if one is. */
-				if (is_client)
-					continue;
-				p->in_flight[slot] = 0;
-				if (p->npending) {
-					seq = p->pending[0];
-					memmove(p->pending, p->pending + 1,
-						--p->npending * sizeof(p->pending[0]));
-					p->in_flight[slot] = seq + 1;
-					if (post_send(p, pi, slot, seq)) {
-						t->err = errno ? errno : EIO;
-						return NULL;
-					}
-					t->sent++;
-				}
-				continue;
-			}
-			if (wc[k].status != IBV_WC_SUCCESS) {
-				t->recv_errors++;
-				continue;
-			}
-			__atomic_fetch_add(&t->received, 1, __ATOMIC_RELAXED);
-			if (!check_msg(p, pi, &wc[k], slot, &seq)) {
-				t->bad++;
-			} else if (is_client) {
-				/* The echo of a message in flight, once. */
-				for (s = 0; s < window; s++)
-					if (p->in_flight[s] == seq + 1)
-						break;
-				if (s == window) {
-					t->bad++;
-				} else {
-					p->in_flight[s] = 0;
-					p->echoed++;
-					p->exchanged = 1;
-					if (!stopping) {
-						if (post_send(p, pi, s, p->next_seq)) {
-							t->err = errno ? errno : EIO;
-							return NULL;
-						}
-						p->in_flight[s] = ++p->next_seq;
-						t->sent++;
-					}
-				}
-			} else {
-				/* Echo it, from a free slot, or once one is (the
-				 * client's window bounds them). */
-				p->exchanged = 1;
-				s = free_slot(p);
-				if (s < 0) {
-					if (p->npending < 2 * window)
-						p->pending[p->npending++] = seq;
-					else
-						t->bad++;
-				} else {
-					p->in_flight[s] = seq + 1;
-					p->exchanged = 1;
-					if (post_send(p, pi, s, seq)) {
-						t->err = errno ? errno : EIO;
-						return NULL;
-					}
-					t->sent++;
-				}
-			}
-			if (post_recv(p, pi, slot)) {
+			if (completion(t, &wc[k])) {
 				t->err = errno ? errno : EIO;
 				return NULL;
 			}
@@ -353,7 +377,8 @@ static void setup_pair(struct pair *p, struct ibv_cq *cq)
 	if (ibv_modify_qp(p->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN))
 		die("ibv_modify_qp RTS");
 	/* Receives for twice the window: the server's echoes and the client's
-	 * messages never find the queue empty. */
+	 * messages never find the queue empty.
+	 */
 	for (k = 0; k < 2 * window; k++)
 		if (post_recv(p, (int)(p - pairs), k))
 			die("ibv_post_recv");
@@ -415,29 +440,46 @@ int main(int argc, char **argv)
 	const char *dev_name = NULL, *server = NULL;
 	struct ibv_device **list;
 	union ibv_gid gid;
-	uint32_t qpns[MAX_QPS], n32;
-	uint64_t sent = 0, received = 0, send_errors = 0, recv_errors = 0, bad = 0, lost = 0;
+	__u32 qpns[MAX_QPS], n32;
+	__u64 sent = 0, received = 0, send_errors = 0, recv_errors = 0, bad = 0, lost = 0;
 	int port = 18515, opt, i, fd, per, idle = 0, ok;
 	char c = 0;
 	double start, end, elapsed = 0;
-	uint64_t timed = 0;
+	__u64 timed = 0;
 
 	while ((opt = getopt(argc, argv, "d:g:n:t:w:s:T:p:")) != -1) {
 		switch (opt) {
-		case 'd': dev_name = optarg; break;
-		case 'g': sgid_index = atoi(optarg); break;
-		case 'n': nqps = atoi(optarg); break;
-		case 't': nthreads = atoi(optarg); break;
-		case 'w': window = atoi(optarg); break;
-		case 's': size = atoi(optarg); break;
-		case 'T': seconds = atoi(optarg); break;
-		case 'p': port = atoi(optarg); break;
-		default: goto usage;
+		case 'd':
+			dev_name = optarg;
+			break;
+		case 'g':
+			sgid_index = atoi(optarg);
+			break;
+		case 'n':
+			nqps = atoi(optarg);
+			break;
+		case 't':
+			nthreads = atoi(optarg);
+			break;
+		case 'w':
+			window = atoi(optarg);
+			break;
+		case 's':
+			size = atoi(optarg);
+			break;
+		case 'T':
+			seconds = atoi(optarg);
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (optind < argc)
 		server = argv[optind];
-	is_client = server != NULL;
+	is_client = !!server;
 	if (!dev_name || nqps < 1 || nqps > MAX_QPS || nthreads < 1 || nthreads > MAX_THREADS ||
 	    nthreads > nqps || window < 1 || window > MAX_WINDOW ||
 	    size < (int)sizeof(struct msg) || size > 4096 || seconds < 1)
@@ -514,30 +556,31 @@ int main(int argc, char **argv)
 		while (now() < end)
 			usleep(10000);
 		/* The echoes of the timed part (aligned 64-bit loads of counts
-		 * that only grow: at worst a few late). */
+		 * that only grow: at worst a few late).
+		 */
 		for (i = 0; i < nthreads; i++)
 			timed += __atomic_load_n(&threads[i].received, __ATOMIC_RELAXED);
 		elapsed = now() - start;
-		stopping = 1;
+		__atomic_store_n(&stopping, 1, __ATOMIC_RELAXED);
 		/* The messages in flight come back, or are lost. */
 		end = now() + 10;
 		while (now() < end) {
-			int busy = 0, s;
+			int busy = 0;
 
-			for (i = 0; i < nqps; i++)
-				for (s = 0; s < window; s++)
-					busy |= pairs[i].in_flight[s] != 0;
+			for (i = 0; i < nthreads; i++)
+				busy |= !!__atomic_load_n(&threads[i].outstanding,
+							   __ATOMIC_RELAXED);
 			if (!busy && ++idle > 2)
 				break;
 			usleep(100000);
 		}
-		done = 1;
+		__atomic_store_n(&done, 1, __ATOMIC_RELAXED);
 		xfer(fd, &c, 1, 1);
 	} else {
 		xfer(fd, &c, 1, 0);
 		/* The client saw its last echo: ours are all sent. */
 		usleep(200000);
-		done = 1;
+		__atomic_store_n(&done, 1, __ATOMIC_RELAXED);
 	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(threads[i].tid, NULL);
