@@ -56,6 +56,9 @@ run() {
 		ps0=$(wire_of "$peer" sent) pr0=$(wire_of "$peer" received)
 	fi
 	PORT=$((PORT + 1))
+	# Empty before the server starts (the wait below must not find an
+	# earlier run's "listening").
+	: >"$out.srv"
 	ip netns exec "$NS" timeout 300 "$MANY" -d "$peer" -g "$pgid" -n $QPS -T $SECS -p $PORT \
 		>"$out.srv" 2>&1 &
 	srv=$!

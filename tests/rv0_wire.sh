@@ -110,6 +110,10 @@ inject() {
 # tcpdump).
 capture_start() {
 	cap_file=/tmp/rv0_wire.$1.pcap
+	# Emptied here, not only by the redirection below: that one happens in
+	# the background job, which the wait may outrun, and then finds the
+	# last capture's "capturing".
+	: >/tmp/rv0_wire.cap.out
 	ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/pcap_capture.py" veth1 "$cap_file" 600 \
 		>/tmp/rv0_wire.cap.out 2>&1 &
 	cap_pid=$!
