@@ -17,6 +17,7 @@
 #   wait_listen NETNS PORT   until a TCP server listens there
 #   counter NAME             a counter of /sys/kernel/debug/rverbs/counters
 #   has_line / prefixed      a file's exact line; its lines after a prefix
+#   value_of FILE NAME       the value of a "NAME VALUE" line of FILE
 
 RVERBS_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${RVERBS_TOP:=$(cd "$RVERBS_TESTS_DIR/.." && pwd)}"
@@ -160,6 +161,16 @@ has_line() {
 		[ "$l" = "$2" ] && return 0
 	done <"$1"
 	return 1
+}
+
+# value_of FILE NAME - the value of the line "NAME VALUE ..." of FILE (the
+# last such line); fails, printing nothing, when there is none.
+value_of() {
+	local k v found=
+	while read -r k v _; do
+		[ "$k" = "$2" ] && found=$v
+	done <"$1"
+	[ -n "$found" ] && echo "$found"
 }
 
 # prefixed PREFIX [FILE] - each line of FILE (or stdin) after PREFIX.

@@ -31,19 +31,13 @@ trap cleanup EXIT
 
 # wire_of DEV NAME - DEV's wire counter NAME.
 wire_of() {
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$2" ] && echo "$v"
-	done <$DBG/"$1"/wire
+	value_of $DBG/"$1"/wire "$2"
 }
 
-# value FILE KEY - the number after KEY in ud_many's output FILE.
+# value FILE KEY - the number after KEY in ud_many's output FILE (-1 if
+# it printed none).
 value() {
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$2" ] && { echo "$v"; return; }
-	done <"$1"
-	echo -1
+	value_of "$1" "$2" || echo -1
 }
 
 # run PEER PEER_GID OUR_GID - ud_many's server on PEER in $NS, its client
@@ -85,19 +79,19 @@ run() {
 			test $(($(wire_of "$peer" received) - pr0)) = "$sent" \
 			-a $(($(wire_of "$peer" sent) - ps0)) = "$sent"
 	else
-		# soft-RoCE's counters (rdma statistic: sent_pkts/rcvd_pkts).
-		ksft_check "rv0 -> $peer: soft-RoCE counted a packet for each message received" \
+		# soft-RoCE's own counters, from its creation (just before).
+		ksft_check "rv0 -> $peer: soft-RoCE received a packet for each message and sent one for each echo" \
 			rxe_counted "$peer" "$sent"
 	fi
 }
 
-# rxe_counted DEV N - soft-RoCE's DEV received at least N packets since
-# its creation (its hw counters: rcvd_pkts).
+# rxe_counted DEV N - soft-RoCE's DEV received exactly N packets and sent
+# exactly N since its creation (its hw counters rcvd_pkts, sent_pkts).
 rxe_counted() {
-	local n
-	read -r n </sys/class/infiniband/"$1"/ports/1/hw_counters/rcvd_pkts 2>/dev/null || return 1
-	ktap_print_msg "$1 rcvd_pkts $n"
-	[ "$n" -ge "$2" ]
+	local c=/sys/class/infiniband/$1/ports/1/hw_counters r s
+	read -r r <$c/rcvd_pkts && read -r s <$c/sent_pkts || return 1
+	ktap_print_msg "$1: rcvd_pkts $r, sent_pkts $s"
+	[ "$r" = "$2" ] && [ "$s" = "$2" ]
 }
 
 nothing_left() {

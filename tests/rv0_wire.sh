@@ -76,10 +76,7 @@ pingpong() {
 
 # wire NAME - rv0's counter NAME.
 wire() {
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$1" ] && echo "$v"
-	done <$DBG/rv0/wire
+	value_of $DBG/rv0/wire "$1"
 }
 
 # gids DEV V4 V6 - sets g4 and g6 to DEV's RoCE v2 GID indexes of the two
