@@ -59,7 +59,6 @@ check() {
 # rv0, each with its reason; any other test that passes on rxe0 must pass on
 # rv0 (unittest names, without "tests.").
 RXE_ONLY="
-test_cq.CQTest.test_resize_cq	rv0 cannot resize a CQ yet (issue 11)
 test_cq_events.CqEventsTestCase.test_cq_events_rc	rv0 has UD QPs only (issue 11)
 test_mr.MWTest.test_invalidate_mw_type1	rv0 has no memory windows and no RC QPs (issue 11)
 test_mr.MWTest.test_mw_ex_type1	rv0 has no memory windows and no RC QPs (issue 11)

@@ -24,6 +24,7 @@
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -722,6 +723,116 @@ TEST_F(ring, random_bytes_in_the_send_ring)
 			ASSERT_EQ(0, to_rts(self->fd, self->qp));
 		}
 	}
+}
+
+/* RESIZE_CQ's answer: the core response, then the driver's (struct mminfo). */
+struct resize_resp {
+	struct ib_uverbs_resize_cq_resp core;
+	struct rxe_resize_cq_resp rxe;
+};
+
+static_assert(offsetof(struct resize_resp, rxe) == sizeof(struct ib_uverbs_resize_cq_resp),
+	      "the driver's response follows the core's");
+
+/* RESIZE_CQ to cqe entries, with room for out_len bytes of answer in resp. */
+static int resize_cq(int fd, __u32 cq, __u32 cqe, struct resize_resp *resp, size_t out_len)
+{
+	struct ib_uverbs_resize_cq cmd = {
+		.response = (uintptr_t)resp,
+		.cq_handle = cq,
+		.cqe = cqe,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &cmd, sizeof(cmd), out_len);
+}
+
+/* n signalled sends to itself (nothing received), in one doorbell. */
+static void sends(struct __test_metadata *_metadata, struct _test_data_ring *self, __u64 first,
+		  int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_NE(NULL, send_wqe(self, first + i, IB_UVERBS_WR_SEND, SEND_OFF, 8, 0));
+		produce(&self->sq);
+	}
+	ASSERT_EQ(0, doorbell(self->fd, self->qp));
+}
+
+/* Waits (soft-RoCE completes from its tasks) until the CQ ring holds n. */
+static int cq_holds(struct ring *cq, __u32 n)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		__u32 prod = __atomic_load_n(&cq->q->producer_index, __ATOMIC_ACQUIRE);
+
+		if (((prod - cq->q->consumer_index) & cq->q->index_mask) == n)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+TEST_F(ring, resize_cq_keeps_unpolled_completions_in_order)
+{
+	struct ib_uverbs_query_device_resp dev = {};
+	struct ib_uverbs_query_device qd = { .response = (uintptr_t)&dev };
+	struct ring old = self->cqr, fresh;
+	struct resize_resp r;
+	struct ib_uverbs_wc wc;
+	__u32 i;
+
+	ASSERT_EQ(0, uv_cmd(self->fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &qd, sizeof(qd),
+			    sizeof(dev)));
+	/* Six completions waiting in the CQ of 255. */
+	sends(_metadata, self, 0, 6);
+	ASSERT_TRUE(cq_holds(&self->cqr, 6));
+
+	/* uverbs_cmd.c:ib_uverbs_resize_cq: no entries */
+	EXPECT_EQ(-EINVAL, resize_cq(self->fd, self->cq, 0, &r, sizeof(r)));
+	/* rxe_verbs.c:rxe_resize_cq: past max_cqe, fewer than those waiting */
+	EXPECT_EQ(-EINVAL, resize_cq(self->fd, self->cq, dev.max_cqe + 1, &r, sizeof(r)));
+	EXPECT_EQ(-EINVAL, resize_cq(self->fd, self->cq, 5, &r, sizeof(r)));
+	/* rxe_verbs.c:rxe_resize_cq: no room for struct rxe_resize_cq_resp */
+	EXPECT_EQ(-EINVAL, resize_cq(self->fd, self->cq, 100, &r, sizeof(r.core)));
+	/* Nothing changed: the six are still in the first ring. */
+	EXPECT_TRUE(cq_holds(&self->cqr, 6));
+
+	/* rxe_queue.c:rxe_queue_init: roundup_pow_of_two(6 + 1) slots, one free */
+	ASSERT_EQ(0, resize_cq(self->fd, self->cq, 6, &r, sizeof(r)));
+	EXPECT_EQ(7U, r.core.cqe);
+	ASSERT_EQ(0, map_ring(self->fd, &r.rxe.mi, &fresh));
+	EXPECT_EQ(old.q->log2_elem_size, fresh.q->log2_elem_size);
+	EXPECT_EQ(7U, fresh.q->index_mask);
+	/* rxe_queue.c:resize_finish: moved to the start of the new ring */
+	EXPECT_EQ(6U, fresh.q->producer_index);
+	EXPECT_EQ(0U, fresh.q->consumer_index);
+	self->cqr = fresh;
+	/* Completions still come, into the new ring, and in order. */
+	sends(_metadata, self, 6, 1);
+	ASSERT_TRUE(cq_holds(&self->cqr, 7));
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(1, poll_cq(&self->cqr, &wc, 0));
+		EXPECT_EQ(WC_SUCCESS, wc.status);
+		EXPECT_EQ(WC_SEND, wc.opcode);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	EXPECT_EQ(0, poll_cq(&self->cqr, &wc, 0));
+	/* The old ring stays mapped and readable, and nothing more goes there. */
+	EXPECT_EQ(6U, old.q->producer_index);
+
+	/* Empty: down to one entry (two slots), then full at one completion. */
+	ASSERT_EQ(0, resize_cq(self->fd, self->cq, 1, &r, sizeof(r)));
+	EXPECT_EQ(1U, r.core.cqe);
+	ASSERT_EQ(0, map_ring(self->fd, &r.rxe.mi, &self->cqr));
+	EXPECT_EQ(1U, self->cqr.q->index_mask);
+	sends(_metadata, self, 7, 1);
+	ASSERT_TRUE(cq_holds(&self->cqr, 1));
+	ASSERT_EQ(1, poll_cq(&self->cqr, &wc, 0));
+	EXPECT_EQ(7U, wc.wr_id);
+	EXPECT_EQ(QPS_RTS, qp_state(self->fd, self->qp));
 }
 
 TEST_HARNESS_MAIN

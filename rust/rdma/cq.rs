@@ -108,6 +108,79 @@ impl<'a> CqCreate<'a> {
     }
 }
 
+/// What `resize_user_cq` is asked for: the new depth, and what it answers
+/// besides the driver's data: the real depth ([`CqResize::set_depth`],
+/// which ib_core returns to userspace) and the new queue it offers to the
+/// process ([`CqResize::user_queue`]).
+///
+/// # Invariants
+///
+/// `cq` is a live user CQ of the driver, held by the verb (uverbs's read
+/// lookup of its object), and `udata` the `driver_udata` of the verb's
+/// attribute bundle, which has the verb's ucontext; both valid while this
+/// value lives.
+pub(crate) struct CqResize<'a> {
+    cq: *mut bindings::ib_cq,
+    cqe: u32,
+    udata: &'a Udata,
+}
+
+impl<'a> CqResize<'a> {
+    /// # Safety
+    ///
+    /// As the type invariants, for `'a`.
+    pub(crate) unsafe fn from_raw(
+        cq: *mut bindings::ib_cq,
+        cqe: u32,
+        udata: *mut bindings::ib_udata,
+    ) -> Self {
+        // INVARIANT: The caller's promise.
+        Self {
+            cq,
+            cqe,
+            // SAFETY: Valid for `'a` (the caller's promise).
+            udata: unsafe { Udata::from_raw(udata) },
+        }
+    }
+
+    /// Entries asked for (`cqe`), at least 1 (ib_uverbs refuses 0).
+    pub(crate) fn cqe(&self) -> u32 {
+        self.cqe
+    }
+
+    /// The driver's user data.
+    pub(crate) fn udata(&self) -> &Udata {
+        self.udata
+    }
+
+    /// Sets the depth ib_core reports (`ib_cq.cqe`).
+    pub(crate) fn set_depth(&self, depth: u32) -> Result {
+        let depth = i32::try_from(depth).map_err(|_| EINVAL)?;
+        // SAFETY: The CQ lives (type invariant). Two resizes of one CQ may
+        // run at once (uverbs looks the CQ up for reading), and ib_uverbs
+        // reads `cqe` after the call: a single aligned `int`, written as
+        // `WRITE_ONCE` would.
+        unsafe { core::ptr::write_volatile(&raw mut (*self.cq).cqe, depth) };
+        Ok(())
+    }
+
+    /// A queue of geometry `geo` that the process can map.
+    pub(crate) fn user_queue(&self, geo: QueueGeometry) -> Result<UserQueue> {
+        // SAFETY: The udata is the `driver_udata` of a live attribute
+        // bundle (type invariant).
+        let uctx = unsafe { bindings::rverbs_udata_ucontext(self.udata.as_raw()) };
+        if uctx.is_null() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The ucontext of the verb: live, of this device, whose
+        // table has `mmap` and `mmap_free` (`Vtable` sets them with
+        // `create_cq`, which a driver with `resize_user_cq` has), and it
+        // outlives the CQ, whose data holds the queue (ib_core destroys
+        // every object of a context before the context).
+        unsafe { UserQueue::new(uctx, geo) }
+    }
+}
+
 /// How a completion queue's driver tells ib_core of completions and of
 /// errors: the CQ's completion and event handlers, which ib_core sets
 /// before `create_cq` and never changes (`uverbs_std_types_cq.c`).

@@ -217,6 +217,28 @@ impl UserQueue {
         };
     }
 
+    /// The entries between the consumer index that userspace published and
+    /// `producer`, the kernel's own producer index (completion queues):
+    /// soft-RoCE's `queue_count` of a queue to the client.
+    pub(crate) fn user_pending(&self, producer: u32) -> u32 {
+        producer.wrapping_sub(self.user_consumer()) & self.geo.index_mask()
+    }
+
+    /// Copies slot `j` of `from` into slot `i` of this queue (as much of it
+    /// as both hold).
+    pub(crate) fn copy_slot(&self, i: u32, from: &UserQueue, j: u32) {
+        let len = self.elem_size().min(from.elem_size());
+        let (dst, src) = (self.slot(i), from.slot(j));
+        if dst == src {
+            return;
+        }
+        // SAFETY: Both slots have at least `len` bytes; two different slots
+        // do not overlap (slots are whole elements of one size within a
+        // buffer, and buffers are separate allocations). The copy is done
+        // in C, as userspace may write either meanwhile.
+        unsafe { bindings::rverbs_copy_to_shared(dst.cast(), src.cast(), len) };
+    }
+
     /// Writes `data` (at most a slot) at the start of slot `i`.
     pub(crate) fn write_slot(&self, i: u32, data: &[u8]) {
         let len = data.len().min(self.elem_size());

@@ -18,6 +18,7 @@ use crate::{
         cq::{
             CqCreate,
             CqNotifier,
+            CqResize,
             UserWc, //
         },
         driver::DriverDevice,
@@ -43,6 +44,9 @@ pub(crate) const MAX_CQE: u32 = (1 << 15) - 1;
 /// `struct rxe_create_cq_resp { struct mminfo mi; }`.
 const CREATE_CQ_RESP_LEN: usize = MmInfo::ABI_LEN;
 
+/// `struct rxe_resize_cq_resp { struct mminfo mi; }`.
+const RESIZE_CQ_RESP_LEN: usize = MmInfo::ABI_LEN;
+
 /// `IB_CQ_SOLICITED`.
 const SOLICITED: u32 = 1;
 /// `IB_CQ_NEXT_COMP`.
@@ -54,6 +58,9 @@ const REPORT_MISSED_EVENTS: u32 = 4;
 
 /// What the data path changes in a CQ, under its lock.
 struct CqState {
+    /// The ring, offered to the process until the CQ is destroyed or
+    /// resized (a resize puts a new ring here).
+    queue: UserQueue,
     /// The kernel's producer index.
     producer: u32,
     /// The events asked for by `req_notify_cq` (`IB_CQ_SOLICITED`,
@@ -67,12 +74,9 @@ struct CqState {
 /// The part of a CQ that its QPs share: the ring and what fills it.
 #[pin_data]
 pub(crate) struct CqCore {
-    /// The ring, offered to the process until the CQ is destroyed.
-    queue: UserQueue,
-    /// The producer index and the armed events, under the lock soft-RoCE
-    /// calls `cq_lock` (process context only today, as the data path
-    /// runs from the doorbell; irq-safe once packets arrive from the
-    /// network).
+    /// The ring, its producer index and the armed events, under the lock
+    /// soft-RoCE calls `cq_lock` (taken from the doorbell's process
+    /// context and from the receive path's softirq).
     #[pin]
     state: SpinLockBh<CqState>,
 }
@@ -80,6 +84,13 @@ pub(crate) struct CqCore {
 /// Why a completion could not be queued.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct CqFull;
+
+impl CqState {
+    /// The completions that userspace has not polled yet.
+    fn pending(&self) -> u32 {
+        self.queue.user_pending(self.producer)
+    }
+}
 
 impl CqCore {
     /// Queues a completion (`rxe_cq.c:rxe_cq_post`): `CqFull` when the ring
@@ -96,13 +107,13 @@ impl CqCore {
             // Destroyed: nothing is queued any more.
             return Err(CqFull);
         };
-        let next = self.queue.next(st.producer);
-        if next == self.queue.user_consumer() {
+        let next = st.queue.next(st.producer);
+        if next == st.queue.user_consumer() {
             notifier.overrun();
             return Err(CqFull);
         }
-        self.queue.write_slot(st.producer, &slot);
-        self.queue.publish_producer(next);
+        st.queue.write_slot(st.producer, &slot);
+        st.queue.publish_producer(next);
         let fire = st.notify & NEXT_COMP != 0 || (solicited && st.notify & SOLICITED != 0);
         if fire {
             notifier.notify();
@@ -148,8 +159,8 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
         req.set_depth(geo.depth())?;
         let core = Arc::pin_init(
             pin_init!(CqCore {
-                queue,
                 state <- new_spinlock_bh!(CqState {
+                    queue,
                     producer: 0,
                     notify: 0,
                     notifier: Some(req.notifier()),
@@ -179,10 +190,59 @@ pub(crate) fn destroy_cq(dev: &DriverDevice<Rv>, cq: &SwCq) {
 /// to signal; with `IB_CQ_REPORT_MISSED_EVENTS`, says whether completions
 /// are already waiting.
 pub(crate) fn req_notify_cq(cq: &SwCq, flags: u32) -> bool {
-    let core = &cq.core;
-    let mut st = core.state.lock();
+    let mut st = cq.core.state.lock();
     st.notify |= flags & NOTIFY_MASK;
-    let waiting = st.producer != core.queue.user_consumer();
+    let waiting = st.producer != st.queue.user_consumer();
     drop(st);
     flags & REPORT_MISSED_EVENTS != 0 && waiting
+}
+
+/// `resize_user_cq` of rv0, in soft-RoCE's order of checks
+/// (`rxe_verbs.c:rxe_resize_cq`, `rxe_queue.c:rxe_queue_resize`): a new
+/// ring, with the completions not yet polled moved to its start, takes the
+/// old one's place; the process maps it instead of the old one (rdma-core's
+/// provider does so under its own CQ lock, which its polling takes too).
+/// `EINVAL` for a depth past the limit or below the completions waiting.
+pub(crate) fn resize_user_cq(cq: &SwCq, req: &CqResize<'_>) -> Result {
+    let udata = req.udata();
+    if udata.outlen() < RESIZE_CQ_RESP_LEN {
+        return Err(EINVAL);
+    }
+    let cqe = req.cqe();
+    if cqe > MAX_CQE || cqe < cq.core.state.lock().pending() {
+        return Err(EINVAL);
+    }
+    // Allocated, offered and answered before the lock, as they sleep.
+    let geo = QueueGeometry::new(cqe, RXE_CQE_SIZE)?;
+    let mut queue = req.user_queue(geo)?;
+    udata.write_out(&queue.mminfo().to_abi())?;
+    let moved = {
+        let mut guard = cq.core.state.lock();
+        let st = &mut *guard;
+        // Completions may have come since the check above.
+        let moved = st.pending() <= geo.depth();
+        if moved {
+            let mut from = st.queue.user_consumer();
+            let mut to = 0;
+            while from != st.producer {
+                queue.copy_slot(to, &st.queue, from);
+                to = queue.next(to);
+                from = st.queue.next(from);
+            }
+            queue.publish_producer(to);
+            st.producer = to;
+            core::mem::swap(&mut st.queue, &mut queue);
+        }
+        moved
+    };
+    // The old ring, or the new one if it was not used, goes here, outside
+    // the lock: removing its mmap entry may sleep. A mapping of it keeps
+    // its pages until it is unmapped.
+    drop(queue);
+    if !moved {
+        return Err(EINVAL);
+    }
+    // Outside the lock, as soft-RoCE (`rxe_cq_resize_queue`): rv0 itself
+    // goes by the ring's own geometry, never by this number.
+    req.set_depth(geo.depth())
 }

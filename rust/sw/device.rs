@@ -37,7 +37,10 @@ use crate::{
             AddressVector,
             AhAttr, //
         },
-        cq::CqCreate,
+        cq::{
+            CqCreate,
+            CqResize, //
+        },
         driver::{
             attrs::{
                 self,
@@ -654,6 +657,10 @@ impl Driver for Rv {
 
     fn req_notify_cq(_dev: &DriverDevice<Self>, cq: &SwCq, flags: u32) -> Result<bool> {
         Ok(cq::req_notify_cq(cq, flags))
+    }
+
+    fn resize_user_cq(_dev: &DriverDevice<Self>, cq: &SwCq, req: &CqResize<'_>) -> Result {
+        cq::resize_user_cq(cq, req)
     }
 
     fn create_qp(

@@ -17,7 +17,10 @@ use crate::{
     net::device::NetDevice,
     rdma::{
         ah_attr::AhAttr,
-        cq::CqCreate,
+        cq::{
+            CqCreate,
+            CqResize, //
+        },
         mr::{
             MrReg,
             MrRereg, //
@@ -199,6 +202,15 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// `Ok(true)` when events may have been missed (completions are
     /// already queued and `IB_CQ_REPORT_MISSED_EVENTS` was asked for).
     fn req_notify_cq(_dev: &DriverDevice<Self>, _cq: &Self::Cq, _flags: u32) -> Result<bool> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Changes the depth of a user completion queue (`resize_user_cq`),
+    /// keeping the completions not yet polled. The driver sets the real
+    /// depth ([`CqResize::set_depth`]) and answers userspace itself. In the
+    /// table only with [`Driver::create_cq`]; without it, uverbs refuses
+    /// the verb with `EOPNOTSUPP`.
+    fn resize_user_cq(_dev: &DriverDevice<Self>, _cq: &Self::Cq, _req: &CqResize<'_>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 

@@ -186,6 +186,13 @@ impl<T: Driver> Vtable<T> {
         } else {
             Some(unsupported::req_notify_cq)
         },
+        // Only with `create_cq`, which puts `mmap` in the table: the new
+        // ring is mapped as the first was.
+        resize_user_cq: if T::HAS_CREATE_CQ && T::HAS_RESIZE_USER_CQ {
+            Some(Self::resize_user_cq)
+        } else {
+            None
+        },
         // Kernel CQs only: userspace polls the ring itself.
         poll_cq: Some(unsupported::poll_cq),
         mmap: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP {

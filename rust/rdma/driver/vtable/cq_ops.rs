@@ -12,7 +12,10 @@ use super::{
 use crate::{
     bindings,
     rdma::{
-        cq::CqCreate,
+        cq::{
+            CqCreate,
+            CqResize, //
+        },
         driver::{
             object::Object,
             Driver, //
@@ -21,7 +24,10 @@ use crate::{
 };
 use kernel::{
     error::from_result,
-    ffi::c_int, //
+    ffi::{
+        c_int,
+        c_uint, //
+    },
 };
 
 impl<T: Driver> Vtable<T> {
@@ -88,5 +94,32 @@ impl<T: Driver> Vtable<T> {
         // promise), on a `DriverDevice<T>`.
         let (dev, data) = unsafe { (dev::<T>((*cq).device), Object::<_, T::Cq>::data(cq)) };
         from_result(|| T::req_notify_cq(dev, data, flags).map(c_int::from))
+    }
+
+    /// `ib_device_ops.resize_user_cq`.
+    ///
+    /// # Safety
+    ///
+    /// `cq` was set up by a successful `create_cq` of this table for
+    /// userspace and is not destroyed before this call returns (uverbs
+    /// holds the object, `ib_uverbs_resize_cq`); `udata` is the
+    /// `driver_udata` of the verb's attribute bundle, with its ucontext,
+    /// valid for the call.
+    pub(super) unsafe extern "C" fn resize_user_cq(
+        cq: *mut bindings::ib_cq,
+        cqe: c_uint,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        // SAFETY: The CQ is live with initialised data, on a
+        // `DriverDevice<T>`, and `udata` is the verb's (the caller's
+        // promise).
+        let (dev, data, req) = unsafe {
+            (
+                dev::<T>((*cq).device),
+                Object::<_, T::Cq>::data(cq),
+                CqResize::from_raw(cq, cqe, udata),
+            )
+        };
+        from_result(|| T::resize_user_cq(dev, data, &req).map(|()| 0))
     }
 }
