@@ -5,7 +5,8 @@
 # the Rust core. With it on, rdma-core's tools interoperate between rxe0
 # and rxe1 (second namespace) and every AH goes through Rust; objects cross
 # the modes (created under C, destroyed under Rust and the reverse); it can
-# be switched off while UD traffic runs; XRCD on rxe fails as in C.
+# be switched off while UD traffic runs; XRCD on rxe fails as in C; the
+# Rust core's entry points can be probed (kprobes count its calls).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -74,9 +75,31 @@ held_ah() {
 	wait $HELD_PID 2>/dev/null
 }
 
+# kprobe_hits N WANT - kprobes on the Rust core's exported entry points (C
+# functions, so the tracers see them: rust/takeover/exports.c) while
+# rdma-core makes N AHs: each probe must count WANT calls (N with the
+# takeover on, 0 with it off: then ib_core's C core runs).
+kprobe_hits() {
+	local t=/sys/kernel/tracing n=$1 want=$2 hits ok=1
+	[ -e $t/kprobe_events ] || mount -t tracefs tracefs $t || return 1
+	printf '%s\n' 'p:rverbs_kp/rverbs_kp_create rverbs_create_user_ah' \
+		'p:rverbs_kp/rverbs_kp_destroy rverbs_destroy_ah_user' >>$t/kprobe_events || return 1
+	echo 1 >$t/events/rverbs_kp/enable
+	$PROBE -d rxe0 -s "$GID_A" -g ::ffff:$IP4_B -N "$n" >/dev/null || ok=0
+	echo 0 >$t/events/rverbs_kp/enable
+	hits=$(awk '$1 ~ /^rverbs_kp_/ { printf "%s=%s ", $1, $2 }' $t/kprobe_profile)
+	printf '%s\n' '-:rverbs_kp/rverbs_kp_create' '-:rverbs_kp/rverbs_kp_destroy' \
+		>>$t/kprobe_events
+	[ "$hits" = "rverbs_kp_create=$want rverbs_kp_destroy=$want " ] || {
+		ktap_print_msg "kprobe hits: $hits (expected $want of each)"
+		ok=0
+	}
+	[ $ok = 1 ]
+}
+
 ktap_print_header
 setup || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 15
+ktap_set_plan 17
 ping -c 1 -W 2 $IP4_B >/dev/null
 
 ksft_check "takeover loads, its transition completes" takeover_on
@@ -94,12 +117,16 @@ ksft_check "both UD AHs were created and destroyed by the Rust core" \
 ksft_check "ibv_rc_pingpong rxe0 -> rxe1, takeover on (RC: no AH, no core involved)" \
 	pingpong ibv_rc_pingpong 50 18601
 ksft_check "rping rxe0 -> rxe1, takeover on (RC through rdma_cm: no AH, no core involved)" rping_pair
+ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user fire once per AH, takeover on" \
+	kprobe_hits 7 7
 # Soft-RoCE has no XRC: libibverbs fails ibv_open_xrcd before the kernel.
 ksft_check "ibv_open_xrcd on rxe0 fails with EOPNOTSUPP in libibverbs, takeover on (no core involved)" \
 	xrcd_no_core
 
 ksft_check "takeover disables and unloads" takeover_off
 ksft_check "ibv_open_xrcd on rxe0 fails with EOPNOTSUPP in libibverbs, takeover off" xrcd_no_core
+ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user stay at 0, takeover off" \
+	kprobe_hits 7 0
 
 created=$(counter ah_created)
 destroyed=$(counter ah_destroyed)

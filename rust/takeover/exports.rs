@@ -7,7 +7,15 @@
 //! result back into ib_core's convention (object or `ERR_PTR`, 0 or
 //! negative errno).
 //!
-//! C header: [`include/rverbs.h`](../../include/rverbs.h)
+//! They are reached through the exported C functions of `exports.c`
+//! (`rverbs_create_user_ah` calls `rverbs_rust_create_user_ah`, ...): the
+//! compiler gives C functions the `__fentry__` call that ftrace, kprobes
+//! and BPF need, which this kernel's Rust code does not have
+//! (`Documentation/tracing-rust-functions.md`), so the entry points of the
+//! Rust core can be traced.
+//!
+//! C headers: [`include/rverbs.h`](../../include/rverbs.h),
+//! [`rust/takeover/exports.h`](exports.h)
 
 use crate::{
     bindings,
@@ -39,12 +47,12 @@ type CreateUserAhFn = unsafe extern "C" fn(
     *mut bindings::rdma_ah_attr,
     *mut bindings::ib_udata,
 ) -> *mut bindings::ib_ah;
-const _: [CreateUserAhFn; 2] = [bindings::rdma_create_user_ah, rverbs_create_user_ah];
+const _: [CreateUserAhFn; 2] = [bindings::rdma_create_user_ah, rverbs_rust_create_user_ah];
 
 /// The signature of `rdma_destroy_ah_user`.
 type DestroyAhUserFn =
     unsafe extern "C" fn(*mut bindings::ib_ah, u32, *mut bindings::ib_udata) -> core::ffi::c_int;
-const _: [DestroyAhUserFn; 2] = [bindings::rdma_destroy_ah_user, rverbs_destroy_ah_user];
+const _: [DestroyAhUserFn; 2] = [bindings::rdma_destroy_ah_user, rverbs_rust_destroy_ah_user];
 
 /// The signature of `ib_alloc_xrcd_user`.
 type AllocXrcdUserFn = unsafe extern "C" fn(
@@ -52,12 +60,15 @@ type AllocXrcdUserFn = unsafe extern "C" fn(
     *mut bindings::inode,
     *mut bindings::ib_udata,
 ) -> *mut bindings::ib_xrcd;
-const _: [AllocXrcdUserFn; 2] = [bindings::ib_alloc_xrcd_user, rverbs_alloc_xrcd_user];
+const _: [AllocXrcdUserFn; 2] = [bindings::ib_alloc_xrcd_user, rverbs_rust_alloc_xrcd_user];
 
 /// The signature of `ib_dealloc_xrcd_user`.
 type DeallocXrcdUserFn =
     unsafe extern "C" fn(*mut bindings::ib_xrcd, *mut bindings::ib_udata) -> core::ffi::c_int;
-const _: [DeallocXrcdUserFn; 2] = [bindings::ib_dealloc_xrcd_user, rverbs_dealloc_xrcd_user];
+const _: [DeallocXrcdUserFn; 2] = [
+    bindings::ib_dealloc_xrcd_user,
+    rverbs_rust_dealloc_xrcd_user,
+];
 
 /// `rdma_create_user_ah` in Rust.
 ///
@@ -69,7 +80,7 @@ const _: [DeallocXrcdUserFn; 2] = [bindings::ib_dealloc_xrcd_user, rverbs_deallo
 ///   `grh.sgid_attr` is null or referenced,
 /// - `udata` is null (kernel caller) or valid for the call.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn rverbs_create_user_ah(
+pub(crate) unsafe extern "C" fn rverbs_rust_create_user_ah(
     pd: *mut bindings::ib_pd,
     ah_attr: *mut bindings::rdma_ah_attr,
     udata: *mut bindings::ib_udata,
@@ -95,7 +106,7 @@ pub(crate) unsafe extern "C" fn rverbs_create_user_ah(
 /// `ah` is a live address handle created through ib_core (or this core),
 /// owned by the caller; `udata` is null or valid for the call.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn rverbs_destroy_ah_user(
+pub(crate) unsafe extern "C" fn rverbs_rust_destroy_ah_user(
     ah: *mut bindings::ib_ah,
     flags: u32,
     udata: *mut bindings::ib_udata,
@@ -115,7 +126,7 @@ pub(crate) unsafe extern "C" fn rverbs_destroy_ah_user(
 /// `device` is a registered device, alive during the call; `inode` is null
 /// or a referenced inode; `udata` is null or valid for the call.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn rverbs_alloc_xrcd_user(
+pub(crate) unsafe extern "C" fn rverbs_rust_alloc_xrcd_user(
     device: *mut bindings::ib_device,
     inode: *mut bindings::inode,
     udata: *mut bindings::ib_udata,
@@ -141,7 +152,7 @@ pub(crate) unsafe extern "C" fn rverbs_alloc_xrcd_user(
 /// `xrcd` is a live XRC domain owned by the caller; `udata` is null or
 /// valid for the call.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn rverbs_dealloc_xrcd_user(
+pub(crate) unsafe extern "C" fn rverbs_rust_dealloc_xrcd_user(
     xrcd: *mut bindings::ib_xrcd,
     udata: *mut bindings::ib_udata,
 ) -> core::ffi::c_int {
