@@ -127,11 +127,18 @@ vm: modules kdir
 run: modules kdir
 	scripts/vm.sh $(CURDIR)/scripts/demo.sh
 
+# The guest starts with a clean environment: the sizes of make bench
+# (RVERBS_BENCH_COUNT=, _ROUNDS=, _KREPS=, _SECONDS=) reach it on its
+# command line.
+BENCH_ENV = $(foreach v,$(filter RVERBS_BENCH_%,$(.VARIABLES)),$(v)=$($(v)))
+
 ## make bench           C core vs Rust core benchmark, side by side, in the VM
 bench: modules kdir
 	@mkdir -p build/bench
 	scripts/in-root.sh $(MAKE) -s -C tests OUTPUT=$(CURDIR)/build/bench all
-	RVERBS_VM_OUT=$(CURDIR)/build/bench/vm scripts/vm.sh "$(CURDIR)/scripts/bench.sh $(CURDIR)/build/bench"
+	RVERBS_VM_OUT=$(CURDIR)/build/bench/vm scripts/vm.sh "$(BENCH_ENV) $(CURDIR)/scripts/bench.sh $(CURDIR)/build/bench"
+	scripts/in-root.sh python3 scripts/bench-report.py $(CURDIR)/build/bench/vm/kernel.tsv $(CURDIR)/results
+	cp build/bench/vm/fgraph.txt results/fgraph.txt
 
 ## make lint            rustfmt --check, clippy build, checkpatch on C files
 lint: $(KDIR_DEP)

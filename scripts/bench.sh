@@ -78,10 +78,109 @@ table() {
 	done <<<"$CASES"
 }
 
+# In the kernel (tests/test_modules/rv_bench_ah.c): ib_core's C core against
+# the Rust core on the same inputs, with the two floors beside them (the route
+# and neighbour lookups alone; the lookups, the GID entry get/put and the
+# driver's own create_ah/destroy_ah), no system call around them.  Its lines
+# "LABEL KIND ROUND NS" are in the kernel log; a wrong result (a failed
+# create, a MAC the cores and the lookup disagree on) fails the load.
+KBENCH=$RVERBS_TOP/tests/test_modules/rv_bench_ah.ko
+KREPS=${RVERBS_BENCH_KREPS:-2000}
+# The guest writes only under /mnt, the VM's output directory
+# (scripts/vm.sh: build/bench/vm on the host); the repository is read-only.
+OUT=${RVERBS_BENCH_OUT:-/mnt}
+KTSV=$OUT/kernel.tsv
+: >"$KTSV"
+KCASES='cached_v4|unicast IPv4, neighbour valid|::ffff:192.0.2.1|::ffff:192.0.2.2
+cached_v6|unicast IPv6, neighbour valid|2001:db8::1|2001:db8::2
+mcast_v4|multicast (no resolution)|::ffff:192.0.2.1|::ffff:239.1.2.3'
+
+# kstats KIND - "median min max" of KIND's lines on standard input ("- - -").
+kstats() {
+	awk -v k="$1" '$1 == k { print $3 }' | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)], v[1], v[NR]; else print "- - -" }'
+}
+
+# kcase NAME DEV SGID DGID [xrcd] - one in-kernel case: a table row, a line
+# of $KTSV (name, then median min max of c, rust, lookup and floor, reps).
+kcase() {
+	local name=$1 dev=$2 sgid=$3 dgid=$4 xrcd=${5:-} idx=0 args out c r l f
+	if [ -z "$xrcd" ]; then
+		idx=$(gid_index "$dev" "$sgid") || { echo "bench: $dev has no GID $sgid" >&2; exit 1; }
+	fi
+	args=(netdev=veth0 sgid_index="$idx" label="$name" reps="$KREPS" rounds="$ROUNDS")
+	if [ -n "$xrcd" ]; then args+=(xrcd=1); else args+=(dgid="$dgid"); fi
+	if ! insmod "$KBENCH" "${args[@]}"; then
+		echo "bench: in-kernel $name failed:" >&2
+		dmesg | grep 'rv_bench_ah' | tail -n 5 >&2
+		exit 1
+	fi
+	rmmod rv_bench_ah
+	out=$(dmesg | sed -n "s/^.*rv_bench_ah: $name //p")
+	c=$(kstats c <<<"$out")
+	r=$(kstats rust <<<"$out")
+	l=$(kstats lookup <<<"$out")
+	f=$(kstats floor <<<"$out")
+	printf '%s %s %s %s %s %s\n' "$name" "$c" "$r" "$l" "$f" "$KREPS" >>"$KTSV"
+	read -r c _ <<<"$c"
+	read -r r _ <<<"$r"
+	read -r l _ <<<"$l"
+	read -r f _ <<<"$f"
+	printf '%-44s %10s %10s %10s %10s %7s %7s\n' "$name" "$c" "$r" "$l" "$f" \
+		"$(awk -v a="$r" -v b="$c" 'BEGIN { printf "%.3f", a / b }')" \
+		"$( [ "$f" = - ] && echo - || awk -v a="$r" -v b="$f" 'BEGIN { printf "%.2f", a / b }')"
+}
+
+# ktable DEV - the in-kernel cases on DEV (bound to veth0).
+ktable() {
+	local dev=$1 key name sgid dgid
+	printf '\n%-44s %10s %10s %10s %10s %7s %7s\n' \
+		"$dev in-kernel ($KREPS pairs, median of $ROUNDS)" "C ns" "Rust ns" "lookup" \
+		"floor" "Rust/C" "R/floor"
+	ping -c 1 -W 2 192.0.2.2 >/dev/null 2>&1
+	ping -6 -c 1 -W 2 2001:db8::2 >/dev/null 2>&1
+	while IFS='|' read -r key name sgid dgid; do
+		kcase "kernel_ah_${key}_$dev" "$dev" "$sgid" "$dgid"
+	done <<<"$KCASES"
+}
+
 table rxe0
+ktable rxe0
 rdma link del rxe0 && rdma link add rv0 type rverbs netdev veth0 ||
 	{ echo "bench: rv0 setup failed" >&2; exit 1; }
 table rv0
+ktable rv0
+kcase xrcd_rv0 rv0 - - xrcd
+
+# A function_graph profile of the Rust core's create and destroy on rv0
+# (IPv4, neighbour valid): the exported entry points are C functions
+# (rust/takeover/exports.c), so ftrace sees them and every C function under
+# them; the Rust frames between are not traced (this kernel builds Rust
+# without __fentry__, Documentation/tracing-rust-functions.md).
+T=/sys/kernel/tracing
+[ -e $T/trace ] || mount -t tracefs tracefs $T
+FGRAPH=$OUT/fgraph.txt
+echo 0 >$T/tracing_on && : >$T/trace && echo 1 >$T/options/funcgraph-tail &&
+	printf '%s\n' rverbs_create_user_ah rverbs_destroy_ah_user >$T/set_graph_function &&
+	echo function_graph >$T/current_tracer && echo 1 >$T/tracing_on ||
+	{ echo "bench: function_graph tracer not available" >&2; exit 1; }
+insmod "$KBENCH" netdev=veth0 sgid_index="$(gid_index rv0 ::ffff:192.0.2.1)" \
+	dgid=::ffff:192.0.2.2 label=fgraph reps=1 rounds=1 ||
+	{ echo "bench: the traced create failed" >&2; exit 1; }
+echo 0 >$T/tracing_on
+rmmod rv_bench_ah
+cat $T/trace >"$FGRAPH"
+echo nop >$T/current_tracer
+: >$T/set_graph_function
+if ! grep -q 'rverbs_create_user_ah() {' "$FGRAPH"; then
+	echo "bench: the function_graph trace has no rverbs_create_user_ah" >&2
+	exit 1
+fi
+printf '\nfunction_graph of one Rust create on rv0 (all of it: results/fgraph.txt):\n'
+awk '/rverbs_create_user_ah\(\) \{/ { on = 1 } on { print } on && /\} \/\* rverbs_create_user_ah \*\// { exit }' \
+	"$FGRAPH" | head -n 60
+echo "(lookup: route + neighbour lookups alone; floor: lookups + GID entry get/put +"
+echo " the driver's create_ah/destroy_ah; XRCD: alloc+dealloc, no lookup, no floor)"
 
 printf '\n%-44s %12s %12s %8s\n' "drivers, C core (medians above)" \
 	"rxe0 ns/pair" "rv0 ns/pair" "rxe/rv0"

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rv_bench_ah: the in-kernel benchmark of make bench (scripts/bench.sh).
+ * Loading it measures, on the RDMA device bound to @netdev, with the same
+ * inputs for each:
+ *
+ *   c       ib_core's rdma_create_user_ah() + rdma_destroy_ah_user() (the C
+ *           core; the takeover must be off, or this is the Rust core too)
+ *   rust    rverbs_create_user_ah() + rverbs_destroy_ah_user() (rverbs.ko)
+ *   lookup  the route and neighbour lookups alone, as both cores do them for
+ *           a unicast RoCE destination (nothing for multicast)
+ *   floor   the work any core must do: the GID entry get/put, the lookups,
+ *           the driver's create_ah and destroy_ah on an object of its size
+ *
+ * and, with @xrcd, ib_alloc_xrcd_user() + ib_dealloc_xrcd_user() against
+ * rverbs_alloc_xrcd_user() + rverbs_dealloc_xrcd_user().
+ *
+ * @reps pairs a measurement, @rounds rounds; the order of the kinds turns
+ * round by round.  One line per round and kind:
+ *
+ *   rv_bench_ah: <label> <kind> <round> <ns per pair>
+ *
+ * A wrong result stops it: a failed create, or a destination MAC that the
+ * cores and the lookup do not agree on (-EIO, with the reason in the log).
+ * On success the module stays loaded (rmmod it); it loads nothing else.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/ip6_route.h>
+#include <net/neighbour.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "../../include/rverbs.h"
+#include "rv_find.h"
+
+static char *netdev = "veth0";
+module_param(netdev, charp, 0444);
+MODULE_PARM_DESC(netdev, "netdev of the RDMA device under test");
+
+static int sgid_index;
+module_param(sgid_index, int, 0444);
+MODULE_PARM_DESC(sgid_index, "source GID index (a RoCE v2 GID of port 1)");
+
+static char *dgid = "::ffff:192.0.2.2";
+module_param(dgid, charp, 0444);
+MODULE_PARM_DESC(dgid, "destination GID (IPv6 notation)");
+
+static char *label = "case";
+module_param(label, charp, 0444);
+MODULE_PARM_DESC(label, "name of the case in the output");
+
+static int reps = 2000;
+module_param(reps, int, 0444);
+MODULE_PARM_DESC(reps, "create+destroy pairs per measurement");
+
+static int rounds = 5;
+module_param(rounds, int, 0444);
+MODULE_PARM_DESC(rounds, "measurements of each kind");
+
+static bool xrcd;
+module_param(xrcd, bool, 0444);
+MODULE_PARM_DESC(xrcd, "measure XRCD alloc+dealloc instead of AHs");
+
+/* The Rust core's exports, taken at load so that nothing links to rverbs.ko. */
+static struct ib_ah *(*rust_create)(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+				    struct ib_udata *udata);
+static int (*rust_destroy)(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
+static struct ib_xrcd *(*rust_alloc_xrcd)(struct ib_device *device, struct inode *inode,
+					  struct ib_udata *udata);
+static int (*rust_dealloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+
+struct bench {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	union ib_gid dgid;
+	u8 mac[ETH_ALEN];	/* the MAC the lookup found, the reference */
+	bool unicast;
+};
+
+/* The IPv4 address of an IPv4-mapped GID. */
+static __be32 gid_v4(const union ib_gid *gid)
+{
+	__be32 addr;
+
+	memcpy(&addr, gid->raw + 12, sizeof(addr));
+	return addr;
+}
+
+static void fill(const struct bench *b, struct rdma_ah_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(attr, 1);
+	rdma_ah_set_grh(attr, NULL, 0, sgid_index, 64, 0);
+	attr->grh.dgid = b->dgid;
+}
+
+/*
+ * The route from the GID's netdev to the destination and its neighbour, as
+ * both cores look them up (addr.c:addr4_resolve/addr6_resolve, then the
+ * neighbour of the route): the neighbour's MAC into @mac.
+ */
+static int lookup(const struct bench *b, const struct ib_gid_attr *gid, u8 *mac)
+{
+	struct net_device *ndev;
+	struct neighbour *n;
+	struct dst_entry *dst;
+	struct net *net;
+	int ret = 0;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(gid);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return PTR_ERR(ndev);
+	}
+	net = dev_net(ndev);
+	if (ipv6_addr_v4mapped((struct in6_addr *)b->dgid.raw)) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = ndev->ifindex,
+			.daddr = gid_v4(&b->dgid),
+			.saddr = gid_v4(&gid->gid),
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt)) {
+			rcu_read_unlock();
+			return PTR_ERR(rt);
+		}
+		dst = &rt->dst;
+	} else {
+		struct flowi6 fl6 = { .flowi6_oif = ndev->ifindex };
+
+		memcpy(&fl6.daddr, b->dgid.raw, 16);
+		memcpy(&fl6.saddr, gid->gid.raw, 16);
+		dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			rcu_read_unlock();
+			return PTR_ERR(dst);
+		}
+	}
+	n = dst_neigh_lookup(dst, b->dgid.raw + (dst->ops->family == AF_INET ? 12 : 0));
+	if (n && (READ_ONCE(n->nud_state) & NUD_VALID))
+		neigh_ha_snapshot(mac, n, ndev);
+	else
+		ret = -ENODATA;
+	if (n)
+		neigh_release(n);
+	dst_release(dst);
+	rcu_read_unlock();
+	return ret;
+}
+
+/* The mapped multicast MAC of the destination (verbs.c:ib_resolve_eth_dmac). */
+static void mcast_mac(const struct bench *b, u8 *mac)
+{
+	if (ipv6_addr_v4mapped((struct in6_addr *)b->dgid.raw))
+		ip_eth_mc_map(gid_v4(&b->dgid), mac);
+	else
+		ipv6_eth_mc_map((struct in6_addr *)b->dgid.raw, mac);
+}
+
+/* The floor: what the device and ib_core's GID table cost with the lookups. */
+static int floor_once(const struct bench *b)
+{
+	struct rdma_ah_init_attr init = { .flags = RDMA_CREATE_AH_SLEEPABLE };
+	const struct ib_gid_attr *gid;
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int ret;
+
+	gid = rdma_get_gid_attr(b->dev, 1, sgid_index);
+	if (IS_ERR(gid))
+		return PTR_ERR(gid);
+	fill(b, &attr);
+	attr.grh.sgid_attr = gid;
+	if (b->unicast) {
+		ret = lookup(b, gid, attr.roce.dmac);
+		if (ret)
+			goto out;
+	} else {
+		mcast_mac(b, attr.roce.dmac);
+	}
+	ah = rdma_zalloc_drv_obj(b->dev, ib_ah);
+	if (!ah) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ah->device = b->dev;
+	ah->pd = b->pd;
+	ah->type = attr.type;
+	ah->sgid_attr = gid;
+	init.ah_attr = &attr;
+	ret = b->dev->ops.create_ah(ah, &init, NULL);
+	if (!ret)
+		ret = b->dev->ops.destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	kfree(ah);
+out:
+	rdma_put_gid_attr(gid);
+	return ret;
+}
+
+static int lookup_once(const struct bench *b)
+{
+	const struct ib_gid_attr *gid;
+	u8 mac[ETH_ALEN];
+	int ret;
+
+	gid = rdma_get_gid_attr(b->dev, 1, sgid_index);
+	if (IS_ERR(gid))
+		return PTR_ERR(gid);
+	ret = lookup(b, gid, mac);
+	rdma_put_gid_attr(gid);
+	return ret;
+}
+
+/* One create+destroy through a core; the MAC it resolved must be @b's. */
+static int core_once(const struct bench *b, bool rust)
+{
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int ret;
+
+	fill(b, &attr);
+	ah = rust ? rust_create(b->pd, &attr, NULL) : rdma_create_user_ah(b->pd, &attr, NULL);
+	if (IS_ERR(ah)) {
+		pr_err("rv_bench_ah: %s: %s create: %ld\n", label, rust ? "Rust" : "C",
+		       PTR_ERR(ah));
+		return PTR_ERR(ah);
+	}
+	ret = rust ? rust_destroy(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL) :
+		     rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
+	if (ret)
+		return ret;
+	if (!ether_addr_equal(attr.roce.dmac, b->mac)) {
+		pr_err("rv_bench_ah: %s: %s core resolved %pM, expected %pM\n", label,
+		       rust ? "Rust" : "C", attr.roce.dmac, b->mac);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int xrcd_once(const struct bench *b, bool rust)
+{
+	struct ib_xrcd *x;
+
+	x = rust ? rust_alloc_xrcd(b->dev, NULL, NULL) : ib_alloc_xrcd_user(b->dev, NULL, NULL);
+	if (IS_ERR(x)) {
+		pr_err("rv_bench_ah: %s: %s alloc_xrcd: %ld\n", label, rust ? "Rust" : "C",
+		       PTR_ERR(x));
+		return PTR_ERR(x);
+	}
+	return rust ? rust_dealloc_xrcd(x, NULL) : ib_dealloc_xrcd_user(x, NULL);
+}
+
+/* The MAC both cores must resolve: the lookup's, or the mapped multicast MAC. */
+static int reference_mac(struct bench *b)
+{
+	const struct ib_gid_attr *gid;
+	int ret;
+
+	if (!b->unicast) {
+		mcast_mac(b, b->mac);
+		return 0;
+	}
+	gid = rdma_get_gid_attr(b->dev, 1, sgid_index);
+	if (IS_ERR(gid))
+		return PTR_ERR(gid);
+	ret = lookup(b, gid, b->mac);
+	rdma_put_gid_attr(gid);
+	return ret;
+}
+
+enum kind { K_C, K_RUST, K_LOOKUP, K_FLOOR, K_NR };
+
+static const char *const kind_name[K_NR] = { "c", "rust", "lookup", "floor" };
+
+static int once(const struct bench *b, enum kind k)
+{
+	if (xrcd)
+		return xrcd_once(b, k == K_RUST);
+	switch (k) {
+	case K_C:
+		return core_once(b, false);
+	case K_RUST:
+		return core_once(b, true);
+	case K_LOOKUP:
+		return lookup_once(b);
+	default:
+		return floor_once(b);
+	}
+}
+
+/* @reps pairs of kind @k: the time per pair in ns. */
+static int measure(const struct bench *b, enum kind k, u64 *ns)
+{
+	u64 start;
+	int i, ret;
+
+	start = ktime_get_ns();
+	for (i = 0; i < reps; i++) {
+		ret = once(b, k);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	*ns = div_u64(ktime_get_ns() - start, reps);
+	return 0;
+}
+
+static int run(struct bench *b)
+{
+	int nkinds = xrcd ? 2 : (b->unicast ? K_NR : K_NR - 1);
+	enum kind order[K_NR] = { K_C, K_RUST, K_FLOOR, K_LOOKUP };
+	int r, i, ret;
+	u64 ns;
+
+	if (!xrcd) {
+		ret = reference_mac(b);
+		if (ret) {
+			pr_err("rv_bench_ah: %s: no valid neighbour for %pI6: %d\n", label,
+			       b->dgid.raw, ret);
+			return ret;
+		}
+	}
+	/* Warm-up: a tenth of a round of each. */
+	for (i = 0; i < nkinds; i++) {
+		int saved = reps;
+
+		reps = max(reps / 10, 1);
+		ret = measure(b, order[i], &ns);
+		reps = saved;
+		if (ret)
+			return ret;
+	}
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < nkinds; i++) {
+			enum kind k = order[(i + r) % nkinds];
+
+			ret = measure(b, k, &ns);
+			if (ret)
+				return ret;
+			pr_info("rv_bench_ah: %s %s %d %llu\n", label,
+				xrcd ? (k == K_RUST ? "rust" : "c") : kind_name[k], r, ns);
+		}
+	}
+	return 0;
+}
+
+static int __init rv_bench_ah_init(void)
+{
+	struct bench b = {};
+	int ret;
+
+	if (reps < 1 || rounds < 1)
+		return -EINVAL;
+	if (!xrcd && in6_pton(dgid, -1, b.dgid.raw, -1, NULL) != 1)
+		return -EINVAL;
+	b.unicast = !rdma_is_multicast_addr((struct in6_addr *)b.dgid.raw);
+	rust_create = symbol_get(rverbs_create_user_ah);
+	rust_destroy = symbol_get(rverbs_destroy_ah_user);
+	rust_alloc_xrcd = symbol_get(rverbs_alloc_xrcd_user);
+	rust_dealloc_xrcd = symbol_get(rverbs_dealloc_xrcd_user);
+	if (!rust_create || !rust_destroy || !rust_alloc_xrcd || !rust_dealloc_xrcd) {
+		pr_err("rv_bench_ah: rverbs.ko is not loaded\n");
+		ret = -ENOENT;
+		goto out_symbols;
+	}
+	b.dev = rv_find_device(netdev);
+	if (IS_ERR(b.dev)) {
+		ret = PTR_ERR(b.dev);
+		goto out_symbols;
+	}
+	b.pd = ib_alloc_pd(b.dev, 0);
+	if (IS_ERR(b.pd)) {
+		ret = PTR_ERR(b.pd);
+		goto out_dev;
+	}
+	ret = run(&b);
+	ib_dealloc_pd(b.pd);
+out_dev:
+	ib_device_put(b.dev);
+out_symbols:
+	if (rust_create)
+		symbol_put(rverbs_create_user_ah);
+	if (rust_destroy)
+		symbol_put(rverbs_destroy_ah_user);
+	if (rust_alloc_xrcd)
+		symbol_put(rverbs_alloc_xrcd_user);
+	if (rust_dealloc_xrcd)
+		symbol_put(rverbs_dealloc_xrcd_user);
+	return ret;
+}
+
+static void __exit rv_bench_ah_exit(void)
+{
+}
+
+module_init(rv_bench_ah_init);
+module_exit(rv_bench_ah_exit);
+MODULE_DESCRIPTION("rverbs benchmark: in-kernel AH and XRCD, C core vs Rust core vs floors");
+MODULE_LICENSE("GPL");
