@@ -172,12 +172,13 @@ rmmod rv_bench_ah
 cat $T/trace >"$FGRAPH"
 echo nop >$T/current_tracer
 : >$T/set_graph_function
-if ! grep -q 'rverbs_create_user_ah() {' "$FGRAPH"; then
+# Lines "rverbs_create_user_ah [rverbs]() {" ... "} /* rverbs_create_user_ah [rverbs] */".
+if ! grep -q 'rverbs_create_user_ah \[rverbs\]() {' "$FGRAPH"; then
 	echo "bench: the function_graph trace has no rverbs_create_user_ah" >&2
 	exit 1
 fi
 printf '\nfunction_graph of one Rust create on rv0 (all of it: results/fgraph.txt):\n'
-awk '/rverbs_create_user_ah\(\) \{/ { on = 1 } on { print } on && /\} \/\* rverbs_create_user_ah \*\// { exit }' \
+awk '/rverbs_create_user_ah \[rverbs\]\(\) \{/ { on = 1 } on { print } on && /\} \/\* rverbs_create_user_ah / { exit }' \
 	"$FGRAPH" | head -n 60
 echo "(lookup: route + neighbour lookups alone; floor: lookups + GID entry get/put +"
 echo " the driver's create_ah/destroy_ah; XRCD: alloc+dealloc, no lookup, no floor)"
