@@ -70,12 +70,8 @@ bool rverbs_dst_has_gateway(const struct dst_entry *dst);
 struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
 					  const void *daddr);
 void rverbs_neigh_release(struct neighbour *neigh);
-int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb);
-void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
-			      const struct net_device *dev);
+bool rverbs_neigh_fetch_ha(struct neighbour *n, char *ha, const struct net_device *dev);
 u8 rverbs_neigh_nud_state(const struct neighbour *n);
-void rverbs_neigh_read_lock_bh(struct neighbour *n);
-void rverbs_neigh_read_unlock_bh(struct neighbour *n);
 struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
 					    const struct in6_addr *addr);
 int rverbs_netdev_ifindex(const struct net_device *dev);

@@ -75,15 +75,25 @@ void rverbs_neigh_release(struct neighbour *neigh)
 	neigh_release(neigh);
 }
 
-int rverbs_neigh_event_send(struct neighbour *neigh, struct sk_buff *skb)
+/*
+ * dst_fetch_ha() of ib_core's addr.c, in one call (the Rust core's fast path
+ * makes it for every unicast AH): the hardware address of a NUD_VALID entry
+ * into @ha (true), read under the entry's read lock, which neigh_update()
+ * writes the state under; for any other state, starts or continues the
+ * entry's resolution (false).
+ */
+bool rverbs_neigh_fetch_ha(struct neighbour *n, char *ha, const struct net_device *dev)
 {
-	return neigh_event_send(neigh, skb);
-}
+	bool valid;
 
-void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
-			      const struct net_device *dev)
-{
-	neigh_ha_snapshot(dst, n, dev);
+	read_lock_bh(&n->lock);
+	valid = n->nud_state & NUD_VALID;
+	if (valid)
+		neigh_ha_snapshot(ha, n, dev);
+	read_unlock_bh(&n->lock);
+	if (!valid)
+		neigh_event_send(n, NULL);
+	return valid;
 }
 
 /*
@@ -94,16 +104,6 @@ void rverbs_neigh_ha_snapshot(char *dst, const struct neighbour *n,
 u8 rverbs_neigh_nud_state(const struct neighbour *n)
 {
 	return READ_ONCE(n->nud_state);
-}
-
-void rverbs_neigh_read_lock_bh(struct neighbour *n)
-{
-	read_lock_bh(&n->lock);
-}
-
-void rverbs_neigh_read_unlock_bh(struct neighbour *n)
-{
-	read_unlock_bh(&n->lock);
 }
 
 /* for_each_netdev_rcu() is a macro; the caller holds the RCU read lock. */

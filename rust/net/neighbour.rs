@@ -43,22 +43,17 @@ impl Neighbour {
     /// starts (or continues) its resolution (`neigh_event_send`) and fails
     /// with `ENODATA`, as `dst_fetch_ha` of ib_core does.
     pub(crate) fn hw_addr_or_solicit(&self, dev: &NetDevice) -> Result<[u8; 6]> {
-        let n = self.0.as_ptr();
         // Big enough for any device's address (`MAX_ADDR_LEN`).
         let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
-        // `nud_state` is read with a plain load: `neigh_update` writes it
-        // only under the entry's write lock, and this reads it under the
-        // read lock, as `dst_fetch_ha` of ib_core does.
-        // SAFETY: The entry is valid (type invariant); its lock is taken and released in pairs.
-        unsafe {
-            bindings::rverbs_neigh_read_lock_bh(n);
-            if u32::from((*n).nud_state) & bindings::NUD_VALID == 0 {
-                bindings::rverbs_neigh_read_unlock_bh(n);
-                bindings::rverbs_neigh_event_send(n, core::ptr::null_mut());
-                return Err(crate::errno::enodata());
-            }
-            bindings::rverbs_neigh_ha_snapshot(ha.as_mut_ptr().cast(), n, dev.as_raw());
-            bindings::rverbs_neigh_read_unlock_bh(n);
+        // SAFETY: The entry is valid (type invariant), `ha` has room for
+        // `dev`'s address, and `dev` is valid for the call. The helper reads
+        // the state under the entry's read lock (`neigh_update` writes it
+        // under the write lock).
+        let valid = unsafe {
+            bindings::rverbs_neigh_fetch_ha(self.0.as_ptr(), ha.as_mut_ptr().cast(), dev.as_raw())
+        };
+        if !valid {
+            return Err(crate::errno::enodata());
         }
         let mut mac = [0u8; 6];
         mac.copy_from_slice(&ha[..6]);

@@ -155,6 +155,16 @@ fn find_l2_eth_by_grh(sgid_attr: &GidAttr, dgid: &Gid) -> Result<L2> {
         return Err(EINVAL);
     }
 
+    // The fast path: one attempt, with no clock and no generation read.
+    match resolve_once(sgid_attr, &src, &dst) {
+        Err(e) if e == enodata() => {}
+        result => return result,
+    }
+
+    // The neighbour is being solicited. The time counts from here (one
+    // lookup later than ib_core's request starts, out of 1000 ms). Each
+    // attempt reads the generation first, so that an update between a
+    // failed attempt and the wait ends the wait at once.
     let start = Instant::<Monotonic>::now();
     let timeout = Delta::from_millis(RESOLVE_TIMEOUT_MS);
     let mut waited = false;
@@ -164,7 +174,8 @@ fn find_l2_eth_by_grh(sgid_attr: &GidAttr, dgid: &Gid) -> Result<L2> {
         let elapsed = start.elapsed();
         match result {
             Ok(mut l2) => {
-                if waited && l2.kind == Event::DmacNeighFast {
+                // Resolved by the solicitation, not found valid at once.
+                if l2.kind == Event::DmacNeighFast {
                     l2.kind = Event::DmacNeighWait;
                 }
                 return Ok(l2);
