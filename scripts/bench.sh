@@ -27,7 +27,9 @@ COUNT=${RVERBS_BENCH_COUNT:-2000}
 ROUNDS=${RVERBS_BENCH_ROUNDS:-5}
 
 trap 'rdma link del rvd0 2>/dev/null; ip netns exec $NS rdma link del rvd1 2>/dev/null; ip link del vethd0 2>/dev/null; teardown' EXIT
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" &&
+# max_ah: room on rv0 for the scale case (SCALE live AHs).
+SCALE=${RVERBS_BENCH_SCALE:-100000}
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" max_ah=$((SCALE + 1000)) &&
 	ns_setup && rxe_pair_up || { echo "bench: setup failed" >&2; exit 1; }
 
 median() {
@@ -152,6 +154,117 @@ table rv0
 ktable rv0
 kcase xrcd_rv0 rv0 - - xrcd
 
+# pct P - the P-th percentile (nearest rank) of the numbers on standard input.
+pct() {
+	sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int((p * NR + 99) / 100); print v[i < 1 ? 1 : i] }'
+}
+
+# kfirst NAME DEV SGID DGID N - the first AH to N fresh destinations
+# (DGID, DGID+1, ...: the peer owns them, nothing has resolved them yet),
+# C and Rust alternately; ns per create, the ARP/ND round trip included.
+kfirst() {
+	local name=$1 dev=$2 sgid=$3 dgid=$4 n=$5 out c r k
+	insmod "$KBENCH" netdev=veth0 sgid_index="$(gid_index "$dev" "$sgid")" dgid="$dgid" \
+		label="$name" first="$n" || {
+		echo "bench: in-kernel $name failed:" >&2
+		dmesg | grep 'rv_bench_ah' | tail -n 5 >&2
+		exit 1
+	}
+	rmmod rv_bench_ah
+	out=$(dmesg | sed -n "s/^.*rv_bench_ah: $name //p")
+	# Every AH's time, a timeout's too (the time the caller waited for it).
+	for k in c r; do
+		local kind=c v
+		[ $k = r ] && kind=rust
+		v=$(awk -v k=$kind '$1 == k "_first" || $1 == k "_first_timeout" { print $3 }' <<<"$out")
+		printf -v "$k" '%s %s %s %s %s' "$(pct 50 <<<"$v")" "$(pct 1 <<<"$v")" \
+			"$(pct 100 <<<"$v")" "$(pct 99 <<<"$v")" \
+			"$(awk -v k=$kind '$1 == k "_first_timeout"' <<<"$out" | wc -l)"
+	done
+	read -r cm cmin cmax c99 cto <<<"$c"
+	read -r rm rmin rmax r99 rto <<<"$r"
+	printf '%s %s %s %s %s %s %s - - - - - - %s c_p99_ns=%s rust_p99_ns=%s c_timeouts=%s rust_timeouts=%s\n' \
+		"$name" "$cm" "$cmin" "$cmax" "$rm" "$rmin" "$rmax" $((n / 2)) "$c99" "$r99" \
+		"$cto" "$rto" >>"$KTSV"
+	printf '%-44s %10s %10s %10s %10s %7s %3s %3s\n' "$name" "$cm" "$rm" "$c99" "$r99" \
+		"$(awk -v a="$rm" -v b="$cm" 'BEGIN { printf "%.4f", a / b }')" "$cto" "$rto"
+}
+
+printf '\n%-44s %10s %10s %10s %10s %7s %3s %3s\n' "first AH to a fresh neighbour (ns, 50 each)" \
+	"C median" "Rust med" "C p99" "Rust p99" "Rust/C" "C t" "R t"
+{
+	seq -f 'addr add 192.0.2.%g/24 dev veth1' 100 199
+	# 2001:db8::100 to 2001:db8::163: the module counts the last byte up.
+	for i in $(seq 0 99); do printf 'addr add 2001:db8::1%02x/64 dev veth1 nodad\n' "$i"; done
+} | ip -n $NS -batch - || { echo "bench: fresh peer addresses failed" >&2; exit 1; }
+kfirst first_ah_unresolved_v4 rv0 ::ffff:192.0.2.1 ::ffff:192.0.2.100 100
+kfirst first_ah_unresolved_v6 rv0 2001:db8::1 2001:db8::100 100
+
+# The scale case: SCALE live AHs on rv0, made in batches of 10,000 by each
+# core in turn; time per AH of each batch, slab memory per AH.
+printf '\n%-44s %10s %10s\n' "$SCALE live AHs on rv0, batches of 10000 (ns/AH)" "C" "Rust"
+insmod "$KBENCH" netdev=veth0 sgid_index="$(gid_index rv0 ::ffff:192.0.2.1)" \
+	dgid=::ffff:192.0.2.2 label=scale scale="$SCALE" batch=10000 || {
+	echo "bench: the scale case failed:" >&2
+	dmesg | grep 'rv_bench_ah' | tail -n 5 >&2
+	exit 1
+}
+rmmod rv_bench_ah
+out=$(dmesg | sed -n 's/^.*rv_bench_ah: scale //p')
+SNAME=scale_$((SCALE / 1000))k_rv0
+for ((i = 0; ; i++)); do
+	c=$(awk -v i=$i '$1 == "c_batch" && $2 == i { print $3 }' <<<"$out")
+	r=$(awk -v i=$i '$1 == "rust_batch" && $2 == i { print $3 }' <<<"$out")
+	[ -n "$c" ] && [ -n "$r" ] || break
+	printf '%-44s %10s %10s\n' "batch $i" "$c" "$r"
+	printf '%s %s %s %s %s %s %s - - - - - - 10000 live_ahs=%s\n' "${SNAME}_batch$i" \
+		"$c" "$c" "$c" "$r" "$r" "$r" $(((i + 1) * 10000)) >>"$KTSV"
+done
+cb=$(awk '$1 == "c_bytes" { print $3 }' <<<"$out")
+rb=$(awk '$1 == "rust_bytes" { print $3 }' <<<"$out")
+printf '%-44s %10s %10s\n' "slab bytes per live AH" "$cb" "$rb"
+printf '%s - - - - - - - - - - - - %s c_bytes_per_ah=%s rust_bytes_per_ah=%s\n' \
+	"${SNAME}_memory" "$SCALE" "$cb" "$rb" >>"$KTSV"
+
+# Concurrency: P processes create+destroy the same AH through rdma-core on
+# rv0 at once, C core and Rust core; throughput over the span from the
+# first start to the last end of their loops.
+# conc P - "pairs per second" of P processes.
+conc() {
+	local p=$1 i pids=() t0 t1
+	for ((i = 0; i < p; i++)); do
+		$PROBE -d rv0 -s "$(gid_index rv0 ::ffff:192.0.2.1)" -g ::ffff:192.0.2.2 -N "$COUNT" \
+			>/tmp/conc.$i &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || { echo "bench: a concurrent run failed" >&2; exit 1; }
+	done
+	t0=$(cat /tmp/conc.* | sed -n 's/^bench_start_ns: //p' | sort -n | head -n 1)
+	t1=$(cat /tmp/conc.* | sed -n 's/^bench_end_ns: //p' | sort -n | tail -n 1)
+	rm -f /tmp/conc.*
+	awk -v n=$((p * COUNT)) -v t=$((t1 - t0)) 'BEGIN { printf "%d", n * 1e9 / t }'
+}
+printf '\n%-44s %10s %10s\n' "rv0 through rdma-core, P processes (pairs/s)" "C" "Rust"
+for p in 1 2 4; do
+	c=()
+	r=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		c+=("$(conc $p)")
+		takeover_on || exit 1
+		r+=("$(conc $p)")
+		takeover_off || exit 1
+	done
+	cm=$(printf '%s\n' "${c[@]}" | median)
+	rm_=$(printf '%s\n' "${r[@]}" | median)
+	[ $p = 1 ] && { c1=$cm; r1=$rm_; }
+	printf '%-44s %10s %10s\n' "$p process(es), x $(awk -v a="$cm" -v b="$c1" 'BEGIN { printf "%.2f", a / b }') / x $(awk -v a="$rm_" -v b="$r1" 'BEGIN { printf "%.2f", a / b }') of one" "$cm" "$rm_"
+	printf '%s %s %s %s %s %s %s - - - - - - %s c_pairs_per_s=%s rust_pairs_per_s=%s\n' \
+		"concurrency_${p}p_rv0" $((1000000000 / cm)) $((1000000000 / cm)) \
+		$((1000000000 / cm)) $((1000000000 / rm_)) $((1000000000 / rm_)) $((1000000000 / rm_)) \
+		"$COUNT" "$cm" "$rm_" >>"$KTSV"
+done
+
 # A function_graph profile of the Rust core's create and destroy on rv0
 # (IPv4, neighbour valid): the exported entry points are C functions
 # (rust/takeover/exports.c), so ftrace sees them and every C function under
@@ -161,6 +274,7 @@ T=/sys/kernel/tracing
 [ -e $T/trace ] || mount -t tracefs tracefs $T
 FGRAPH=$OUT/fgraph.txt
 echo 0 >$T/tracing_on && : >$T/trace && echo 1 >$T/options/funcgraph-tail &&
+	echo 0 >$T/options/funcgraph-irqs &&
 	printf '%s\n' rverbs_create_user_ah rverbs_destroy_ah_user >$T/set_graph_function &&
 	echo function_graph >$T/current_tracer && echo 1 >$T/tracing_on ||
 	{ echo "bench: function_graph tracer not available" >&2; exit 1; }

@@ -15,6 +15,19 @@
  * and, with @xrcd, ib_alloc_xrcd_user() + ib_dealloc_xrcd_user() against
  * rverbs_alloc_xrcd_user() + rverbs_dealloc_xrcd_user().
  *
+ * Two other modes, C core against Rust core:
+ *
+ *   @first=N   the first AH to N fresh destinations each, never resolved
+ *              before: @dgid, @dgid+1, ... (the last byte counted up), C
+ *              for the even ones, Rust for the odd ones; one line per AH
+ *              (kinds c_first, rust_first; c_first_timeout and
+ *              rust_first_timeout for an ETIMEDOUT), the ARP/ND round trip
+ *              included
+ *   @scale=N   N live AHs to @dgid, made in batches of @batch (time per AH
+ *              of each batch: kinds c_batch, rust_batch, the batch number
+ *              as round), then the slab memory they hold per AH (c_bytes,
+ *              rust_bytes), then all destroyed; C first, then Rust
+ *
  * @reps pairs a measurement, @rounds rounds; the order of the kinds turns
  * round by round.  One line per round and kind:
  *
@@ -31,6 +44,8 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 #include <net/ip6_route.h>
 #include <net/neighbour.h>
 #include <net/route.h>
@@ -68,6 +83,18 @@ MODULE_PARM_DESC(rounds, "measurements of each kind");
 static bool xrcd;
 module_param(xrcd, bool, 0444);
 MODULE_PARM_DESC(xrcd, "measure XRCD alloc+dealloc instead of AHs");
+
+static int first;
+module_param(first, int, 0444);
+MODULE_PARM_DESC(first, "first AHs to this many fresh destinations (even C, odd Rust)");
+
+static int scale;
+module_param(scale, int, 0444);
+MODULE_PARM_DESC(scale, "live AHs to hold, with each core in turn");
+
+static int batch = 10000;
+module_param(batch, int, 0444);
+MODULE_PARM_DESC(batch, "AHs per timed batch of the scale mode");
 
 /* The Rust core's exports, taken at load so that nothing links to rverbs.ko. */
 static struct ib_ah *(*rust_create)(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
@@ -279,6 +306,121 @@ static int reference_mac(struct bench *b)
 	return ret;
 }
 
+static struct ib_ah *core_create(const struct bench *b, struct rdma_ah_attr *attr, bool rust)
+{
+	return rust ? rust_create(b->pd, attr, NULL) : rdma_create_user_ah(b->pd, attr, NULL);
+}
+
+static int core_destroy(struct ib_ah *ah, bool rust)
+{
+	return rust ? rust_destroy(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL) :
+		      rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
+}
+
+/* The first AH to each of @first fresh destinations, timed one by one. */
+static int run_first(struct bench *b)
+{
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int i, ret;
+	u64 start;
+
+	if (first < 1 || b->dgid.raw[15] + first > 255)
+		return -EINVAL;
+	for (i = 0; i < first; i++) {
+		bool rust = i & 1;
+
+		fill(b, &attr);
+		attr.grh.dgid.raw[15] += i;
+		start = ktime_get_ns();
+		ah = core_create(b, &attr, rust);
+		/*
+		 * A timeout is a result, not a wrong one: the resolution did
+		 * not finish in the core's 1000 ms.  It is counted, with its
+		 * time, under its own kind.
+		 */
+		if (PTR_ERR_OR_ZERO(ah) == -ETIMEDOUT) {
+			pr_info("rv_bench_ah: %s %s %d %llu\n", label,
+				rust ? "rust_first_timeout" : "c_first_timeout", i,
+				ktime_get_ns() - start);
+			continue;
+		}
+		if (IS_ERR(ah)) {
+			pr_err("rv_bench_ah: %s: first AH to %pI6: %ld\n", label, attr.grh.dgid.raw,
+			       PTR_ERR(ah));
+			return PTR_ERR(ah);
+		}
+		pr_info("rv_bench_ah: %s %s %d %llu\n", label, rust ? "rust_first" : "c_first", i,
+			ktime_get_ns() - start);
+		ret = core_destroy(ah, rust);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Slab memory in use, in bytes (the node counters, folded lazily). */
+static unsigned long slab_bytes(void)
+{
+	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) * PAGE_SIZE;
+}
+
+/* @scale live AHs through one core, timed per batch, then destroyed. */
+static int run_scale_core(struct bench *b, struct ib_ah **ahs, bool rust)
+{
+	const char *kind = rust ? "rust" : "c";
+	struct rdma_ah_attr attr;
+	unsigned long before;
+	int made = 0, batches = 0, n, i, ret = 0;
+	u64 start;
+
+	before = slab_bytes();
+	while (made < scale && !ret) {
+		n = min(batch, scale - made);
+		start = ktime_get_ns();
+		for (i = 0; i < n; i++, made++) {
+			fill(b, &attr);
+			ahs[made] = core_create(b, &attr, rust);
+			if (IS_ERR(ahs[made])) {
+				ret = PTR_ERR(ahs[made]);
+				pr_err("rv_bench_ah: %s: %s create %d: %d\n", label, kind, made,
+				       ret);
+				break;
+			}
+			cond_resched();
+		}
+		if (!ret)
+			pr_info("rv_bench_ah: %s %s_batch %d %llu\n", label, kind, batches++,
+				div_u64(ktime_get_ns() - start, n));
+	}
+	if (!ret)
+		pr_info("rv_bench_ah: %s %s_bytes 0 %lu\n", label, kind,
+			(slab_bytes() - min(before, slab_bytes())) / scale);
+	while (made--) {
+		int err = core_destroy(ahs[made], rust);
+
+		ret = ret ?: err;
+		cond_resched();
+	}
+	return ret;
+}
+
+static int run_scale(struct bench *b)
+{
+	struct ib_ah **ahs;
+	int ret;
+
+	if (scale < 1 || batch < 1)
+		return -EINVAL;
+	ahs = vcalloc(scale, sizeof(*ahs));
+	if (!ahs)
+		return -ENOMEM;
+	ret = run_scale_core(b, ahs, false) ?: run_scale_core(b, ahs, true);
+	vfree(ahs);
+	return ret;
+}
+
 enum kind { K_C, K_RUST, K_LOOKUP, K_FLOOR, K_NR };
 
 static const char *const kind_name[K_NR] = { "c", "rust", "lookup", "floor" };
@@ -384,7 +526,12 @@ static int __init rv_bench_ah_init(void)
 		ret = PTR_ERR(b.pd);
 		goto out_dev;
 	}
-	ret = run(&b);
+	if (first)
+		ret = run_first(&b);
+	else if (scale)
+		ret = run_scale(&b);
+	else
+		ret = run(&b);
 	ib_dealloc_pd(b.pd);
 out_dev:
 	ib_device_put(b.dev);
