@@ -7,15 +7,8 @@
 #ifndef _RVERBS_EXPORTS_H
 #define _RVERBS_EXPORTS_H
 
-#include <linux/types.h>
-
-struct ib_ah;
-struct ib_device;
-struct ib_pd;
-struct ib_udata;
-struct ib_xrcd;
-struct inode;
-struct rdma_ah_attr;
+/* The types, declared as for the exported functions. */
+#include "rverbs.h"
 
 struct ib_ah *rverbs_rust_create_user_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
 					 struct ib_udata *udata);
