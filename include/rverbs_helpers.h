@@ -24,6 +24,7 @@ struct ib_umem;
 struct page;
 struct xarray;
 struct in6_addr;
+struct inode;
 struct neighbour;
 struct net;
 struct net_device;
@@ -33,13 +34,10 @@ struct sk_buff;
 struct sk_buff;
 
 /* rdma.c */
-bool rverbs_rdma_is_port_valid(const struct ib_device *device, u32 port);
-bool rverbs_rdma_is_grh_required(const struct ib_device *device, u32 port);
 struct ib_ah *rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp);
-struct ib_xrcd *rverbs_zalloc_xrcd(struct ib_device *device);
+struct ib_xrcd *rverbs_xrcd_new(struct ib_device *device, struct inode *inode);
 bool rverbs_ib_device_try_get(struct ib_device *dev);
-void rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd);
-bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd);
+int rverbs_xrcd_users(struct ib_xrcd *xrcd);
 void *rverbs_vmalloc_user(unsigned long size);
 int rverbs_cache_line_size(void);
 u64 rverbs_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry);
@@ -60,17 +58,17 @@ void rverbs_cond_resched(void);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);
-int rverbs_ip4_dst_hoplimit(const struct dst_entry *dst);
-void rverbs_ip_rt_put(struct rtable *rt);
-struct dst_entry *rverbs_rtable_dst(struct rtable *rt);
-struct net_device *rverbs_dst_dev(const struct dst_entry *dst);
 unsigned short rverbs_dst_family(const struct dst_entry *dst);
-bool rverbs_dst_is_local(const struct dst_entry *dst);
-bool rverbs_dst_has_gateway(const struct dst_entry *dst);
-struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
-					  const void *daddr);
-void rverbs_neigh_release(struct neighbour *neigh);
-bool rverbs_neigh_fetch_ha(struct neighbour *n, char *ha, const struct net_device *dev);
+
+struct rverbs_route_facts {
+	struct net_device *dev;
+	int hop_limit;
+	bool is_local;
+	bool has_gateway;
+};
+
+void rverbs_dst_facts(const struct dst_entry *dst, struct rverbs_route_facts *facts);
+int rverbs_dst_fetch_ha(const struct dst_entry *dst, const void *daddr, u8 *ha);
 u8 rverbs_neigh_nud_state(const struct neighbour *n);
 struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
 					    const struct in6_addr *addr);
@@ -111,5 +109,27 @@ u32 rverbs_crc32_le(u32 crc, const u8 *p, size_t len);
 void rverbs_spin_lock_bh(spinlock_t *lock);
 void rverbs_spin_unlock_bh(spinlock_t *lock);
 int rverbs_spin_trylock_bh(spinlock_t *lock);
+
+/*
+ * events.c: the per-CPU counters of the Rust core's events, one slot each,
+ * numbered as the events of rust/verbs/stats.rs (which checks it at build
+ * time); and its tracepoints (include/rverbs_trace.h).
+ */
+enum {
+	RVERBS_EVENT_AH_CREATED = 0,
+	RVERBS_EVENT_AH_DESTROYED = 1,
+	RVERBS_EVENT_DMAC_MULTICAST = 2,
+	RVERBS_EVENT_DMAC_LINK_LOCAL = 3,
+	RVERBS_EVENT_DMAC_LOCAL = 4,
+	RVERBS_EVENT_DMAC_NEIGH_FAST = 5,
+	RVERBS_EVENT_DMAC_NEIGH_WAIT = 6,
+	RVERBS_EVENT_XRCD_ALLOCATED = 7,
+	RVERBS_EVENT_XRCD_DEALLOCATED = 8,
+	RVERBS_EVENT_SLOTS = 16,
+};
+
+u64 rverbs_event_sum(unsigned int slot);
+void rverbs_dmac_resolved(unsigned int path, const u8 *dgid, const u8 *dmac, u8 hop_limit,
+			  u64 wait_ns);
 
 #endif /* _RVERBS_HELPERS_H */

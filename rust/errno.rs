@@ -6,7 +6,25 @@
 //! C header: [`include/uapi/asm-generic/errno.h`](srctree/include/uapi/asm-generic/errno.h)
 
 use crate::bindings;
-use kernel::error::Error;
+use kernel::{
+    error::Error,
+    ffi::c_int,
+    prelude::*, //
+};
+
+/// The result of a C function that returns 0 or a negative errno: `Ok` for
+/// 0 (and any positive value), the error otherwise.
+///
+/// `kernel::error::to_result`, but inlined: the kernel crate's is not
+/// generic and so is a function call, on every fast path that calls C.
+#[inline(always)]
+pub(crate) fn to_result(ret: c_int) -> Result {
+    if ret < 0 {
+        Err(Error::from_errno(ret))
+    } else {
+        Ok(())
+    }
+}
 
 fn errno(code: u32) -> Error {
     // CAST: errno values are small positive numbers.

@@ -17,6 +17,7 @@ use kernel::prelude::*;
 mod bindings;
 mod debugfs;
 mod errno;
+mod events;
 mod net;
 mod rdma;
 #[forbid(unsafe_code)]

@@ -228,15 +228,24 @@ printf '%s - - - - - - - - - - - - %s c_bytes_per_ah=%s rust_bytes_per_ah=%s\n' 
 
 # Concurrency: P processes create+destroy the same AH through rdma-core on
 # rv0 at once, C core and Rust core; throughput over the span from the
-# first start to the last end of their loops.
+# first start to the last end of their loops. Each process opens the device
+# first and starts its loop at a common signal (ah_probe -B), so that the
+# span does not hold one process's set-up beside another's loop.
 # conc P - "pairs per second" of P processes.
 conc() {
-	local p=$1 i pids=() t0 t1
+	local p=$1 i pids=() t0 t1 ready
 	for ((i = 0; i < p; i++)); do
-		$PROBE -d rv0 -s "$(gid_index rv0 ::ffff:192.0.2.1)" -g ::ffff:192.0.2.2 -N "$COUNT" \
+		$PROBE -d rv0 -s "$(gid_index rv0 ::ffff:192.0.2.1)" -g ::ffff:192.0.2.2 -N "$COUNT" -B \
 			>/tmp/conc.$i &
 		pids+=($!)
 	done
+	for ((i = 0; i < 600; i++)); do
+		ready=$(cat /tmp/conc.* 2>/dev/null | grep -c '^ready$')
+		[ "$ready" = "$p" ] && break
+		sleep 0.05
+	done
+	[ "$ready" = "$p" ] || { echo "bench: $p processes did not get ready" >&2; exit 1; }
+	kill -USR2 "${pids[@]}"
 	for i in "${pids[@]}"; do
 		wait "$i" || { echo "bench: a concurrent run failed" >&2; exit 1; }
 	done

@@ -25,6 +25,8 @@
  *        mean time of one create+destroy pair (bench_ns_per_pair), and when
  *        the loop started and ended (bench_start_ns, bench_end_ns:
  *        CLOCK_MONOTONIC)
+ *   -B   with -N: after opening the device, print "ready" and wait for
+ *        SIGUSR2 before the loop (a start line for several processes)
  *   -F   with -N: every create is expected to fail; print "failed: N" and
  *        "errno: -E" (exit status 1 if one succeeded or the errno changed)
  *   -S MS  a handled signal (SIGALRM, handler without SA_RESTART) arrives
@@ -216,12 +218,31 @@ static int run_failing(struct ibv_context *ctx, struct ibv_pd *pd,
 	return bad;
 }
 
+/* -B: "ready", then wait for SIGUSR2 (blocked before, so none is lost). */
+static int wait_start(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	printf("ready\n");
+	fflush(stdout);
+	return sigwait(&set, &sig) ? -1 : 0;
+}
+
 static int run_bench(struct ibv_context *ctx, struct ibv_pd *pd,
-		     struct ibv_ah_attr *attr, long count)
+		     struct ibv_ah_attr *attr, long count, int barrier)
 {
 	struct ibv_ah *ah;
 	long i, start, end;
 
+	if (barrier && wait_start()) {
+		printf("barrier: %d\n", -errno);
+		return 1;
+	}
 	start = now_ns();
 	for (i = 0; i < count; i++) {
 		ah = ibv_create_ah(pd, attr);
@@ -345,7 +366,7 @@ int main(int argc, char **argv)
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
 	const char *dev = NULL, *dgid = NULL, *dump = NULL;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0, load = 0;
-	int failing = 0;
+	int failing = 0, barrier = 0;
 	long bench = 0, signal_ms = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -354,7 +375,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LF")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFB")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -407,6 +428,9 @@ int main(int argc, char **argv)
 		case 'F':
 			failing = 1;
 			break;
+		case 'B':
+			barrier = 1;
+			break;
 		default:
 			return 2;
 		}
@@ -415,7 +439,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-L] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-L] [-N COUNT [-F] [-B]] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -435,7 +459,7 @@ int main(int argc, char **argv)
 	if (bench > 0 && failing)
 		return run_failing(ctx, pd, &attr, bench);
 	if (bench > 0)
-		return run_bench(ctx, pd, &attr, bench);
+		return run_bench(ctx, pd, &attr, bench, barrier);
 	if (load) {
 		struct sigaction sa = { .sa_handler = on_stop };
 

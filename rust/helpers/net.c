@@ -21,33 +21,13 @@ struct net *rverbs_dev_net(const struct net_device *dev)
 	return dev_net(dev);
 }
 
-int rverbs_ip4_dst_hoplimit(const struct dst_entry *dst)
-{
-	return ip4_dst_hoplimit(dst);
-}
-
-void rverbs_ip_rt_put(struct rtable *rt)
-{
-	ip_rt_put(rt);
-}
-
-struct dst_entry *rverbs_rtable_dst(struct rtable *rt)
-{
-	return &rt->dst;
-}
-
-struct net_device *rverbs_dst_dev(const struct dst_entry *dst)
-{
-	return dst_dev(dst);
-}
-
 unsigned short rverbs_dst_family(const struct dst_entry *dst)
 {
 	return dst->ops->family;
 }
 
 /* is_dst_local() of drivers/infiniband/core/addr.c, on the route types. */
-bool rverbs_dst_is_local(const struct dst_entry *dst)
+static bool rverbs_dst_is_local(const struct dst_entry *dst)
 {
 	if (dst->ops->family == AF_INET)
 		return dst_rtable(dst)->rt_type == RTN_LOCAL;
@@ -57,43 +37,54 @@ bool rverbs_dst_is_local(const struct dst_entry *dst)
 }
 
 /* has_gateway() of drivers/infiniband/core/addr.c, on the route types. */
-bool rverbs_dst_has_gateway(const struct dst_entry *dst)
+static bool rverbs_dst_has_gateway(const struct dst_entry *dst)
 {
 	if (dst->ops->family == AF_INET)
 		return dst_rtable(dst)->rt_uses_gateway;
 	return dst_rt6_info(dst)->rt6i_flags & RTF_GATEWAY;
 }
 
-struct neighbour *rverbs_dst_neigh_lookup(const struct dst_entry *dst,
-					  const void *daddr)
+/*
+ * What address resolution needs of a route, in one call (the Rust core
+ * asks for every unicast AH): its hop limit (ip4_dst_hoplimit,
+ * ip6_dst_hoplimit), whether the destination is local and whether it goes
+ * through a gateway (addr.c's is_dst_local and has_gateway), and its
+ * device (dst_dev: the caller holds the RCU read lock).
+ */
+void rverbs_dst_facts(const struct dst_entry *dst, struct rverbs_route_facts *facts)
 {
-	return dst_neigh_lookup(dst, daddr);
-}
-
-void rverbs_neigh_release(struct neighbour *neigh)
-{
-	neigh_release(neigh);
+	facts->hop_limit = dst->ops->family == AF_INET ? ip4_dst_hoplimit(dst) :
+							 ip6_dst_hoplimit((struct dst_entry *)dst);
+	facts->is_local = rverbs_dst_is_local(dst);
+	facts->has_gateway = rverbs_dst_has_gateway(dst);
+	facts->dev = dst_dev(dst);
 }
 
 /*
  * dst_fetch_ha() of ib_core's addr.c, in one call (the Rust core's fast path
- * makes it for every unicast AH): the hardware address of a NUD_VALID entry
- * into @ha (true), read under the entry's read lock, which neigh_update()
- * writes the state under; for any other state, starts or continues the
- * entry's resolution (false).
+ * makes it for every unicast AH): the neighbour entry of @daddr on @dst
+ * (created when missing); if it is NUD_VALID, its hardware address into @ha
+ * (MAX_ADDR_LEN bytes), read under the entry's read lock, which
+ * neigh_update() writes the state under, and 0; otherwise the entry's
+ * resolution is started or continued, and -ENODATA, as when no entry can
+ * be had.  The caller holds the RCU read lock (dst_dev).
  */
-bool rverbs_neigh_fetch_ha(struct neighbour *n, char *ha, const struct net_device *dev)
+int rverbs_dst_fetch_ha(const struct dst_entry *dst, const void *daddr, u8 *ha)
 {
+	struct neighbour *n = dst_neigh_lookup(dst, daddr);
 	bool valid;
 
+	if (!n)
+		return -ENODATA;
 	read_lock_bh(&n->lock);
 	valid = n->nud_state & NUD_VALID;
 	if (valid)
-		neigh_ha_snapshot(ha, n, dev);
+		neigh_ha_snapshot(ha, n, dst_dev(dst));
 	read_unlock_bh(&n->lock);
 	if (!valid)
 		neigh_event_send(n, NULL);
-	return valid;
+	neigh_release(n);
+	return valid ? 0 : -ENODATA;
 }
 
 /*

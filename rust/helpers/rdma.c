@@ -15,38 +15,44 @@
 
 #include "rverbs_helpers.h"
 
-bool rverbs_rdma_is_port_valid(const struct ib_device *device, u32 port)
-{
-	return rdma_is_port_valid(device, port);
-}
-
-bool rverbs_rdma_is_grh_required(const struct ib_device *device, u32 port)
-{
-	return rdma_is_grh_required(device, port);
-}
-
 /* rdma_zalloc_drv_obj_gfp(device, ib_ah, gfp): the driver's AH size. */
 struct ib_ah *rverbs_zalloc_ah(struct ib_device *device, gfp_t gfp)
 {
 	return rdma_zalloc_drv_obj_gfp(device, ib_ah, gfp);
 }
 
-/* rdma_zalloc_drv_obj(device, ib_xrcd): the driver's XRCD size. */
-struct ib_xrcd *rverbs_zalloc_xrcd(struct ib_device *device)
+/*
+ * ib_alloc_xrcd_user's part before the driver's: the driver's XRCD object
+ * (rdma_zalloc_drv_obj, its size) with ib_core's fields set.  One call, as
+ * init_rwsem() and xa_init() are macros (a lockdep class per call site).
+ * NULL when out of memory.
+ */
+struct ib_xrcd *rverbs_xrcd_new(struct ib_device *device, struct inode *inode)
 {
-	return rdma_zalloc_drv_obj(device, ib_xrcd);
-}
+	struct ib_xrcd *xrcd = rdma_zalloc_drv_obj(device, ib_xrcd);
 
-/* init_rwsem() and xa_init() are macros (lockdep class per call site). */
-void rverbs_xrcd_init_tgt_qps(struct ib_xrcd *xrcd)
-{
+	if (!xrcd)
+		return NULL;
+	xrcd->device = device;
+	xrcd->inode = inode;
 	init_rwsem(&xrcd->tgt_qps_rwsem);
 	xa_init(&xrcd->tgt_qps);
+	return xrcd;
 }
 
-bool rverbs_xrcd_tgt_qps_empty(struct ib_xrcd *xrcd)
+/*
+ * ib_dealloc_xrcd_user's checks in one call: the users of @xrcd (QPs,
+ * SRQs: -EBUSY while there are any) and, when there are none, ib_core's
+ * warning if target QPs are still registered (each holds a use, so that
+ * is a bug).
+ */
+int rverbs_xrcd_users(struct ib_xrcd *xrcd)
 {
-	return xa_empty(&xrcd->tgt_qps);
+	int users = atomic_read(&xrcd->usecnt);
+
+	if (!users)
+		WARN_ON(!xa_empty(&xrcd->tgt_qps));
+	return users;
 }
 
 bool rverbs_ib_device_try_get(struct ib_device *dev)

@@ -5,68 +5,21 @@
 //! C header: [`include/net/neighbour.h`](srctree/include/net/neighbour.h)
 //!
 //! A RoCE destination MAC comes from the neighbour entry of the next hop.
-//! When the entry is valid it is read at once; otherwise resolution (ARP,
-//! ND) is started and the caller waits for an update: [`NeighUpdates`] is
+//! When the entry is valid it is read at once
+//! ([`super::route::Route::fetch_ha`]); otherwise resolution (ARP, ND) is
+//! started and the caller waits for an update: [`NeighUpdates`] is
 //! the registration of the netevent notifier that wakes such waiters,
 //! [`wait_for_update`] the wait.
 
-use super::device::NetDevice;
-use crate::bindings;
-use core::ptr::NonNull;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use kernel::{
-    error::to_result,
     prelude::*,
     time::Jiffies,
     types::Opaque, //
 };
-
-/// A neighbour entry, with a reference held on it.
-///
-/// # Invariants
-///
-/// The pointer is a valid neighbour on which this object owns a reference.
-pub(crate) struct Neighbour(NonNull<bindings::neighbour>);
-
-impl Neighbour {
-    /// Takes over a referenced neighbour entry.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` is a valid neighbour whose reference the caller hands over.
-    pub(crate) unsafe fn from_raw(ptr: NonNull<bindings::neighbour>) -> Self {
-        // INVARIANT: The caller's promise.
-        Self(ptr)
-    }
-
-    /// The hardware address of a valid entry (`NUD_VALID`), read
-    /// consistently (`neigh_ha_snapshot`); for an entry that is not valid,
-    /// starts (or continues) its resolution (`neigh_event_send`) and fails
-    /// with `ENODATA`, as `dst_fetch_ha` of ib_core does.
-    pub(crate) fn hw_addr_or_solicit(&self, dev: &NetDevice) -> Result<[u8; 6]> {
-        // Big enough for any device's address (`MAX_ADDR_LEN`).
-        let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
-        // SAFETY: The entry is valid (type invariant), `ha` has room for
-        // `dev`'s address, and `dev` is valid for the call. The helper reads
-        // the state under the entry's read lock (`neigh_update` writes it
-        // under the write lock).
-        let valid = unsafe {
-            bindings::rverbs_neigh_fetch_ha(self.0.as_ptr(), ha.as_mut_ptr().cast(), dev.as_raw())
-        };
-        if !valid {
-            return Err(crate::errno::enodata());
-        }
-        let mut mac = [0u8; 6];
-        mac.copy_from_slice(&ha[..6]);
-        Ok(mac)
-    }
-}
-
-impl Drop for Neighbour {
-    fn drop(&mut self) {
-        // SAFETY: By the type invariant we own one reference.
-        unsafe { bindings::rverbs_neigh_release(self.0.as_ptr()) };
-    }
-}
 
 /// Netevent callback: a neighbour entry became valid, wake the waiters
 /// (what `netevent_callback` of ib_core's addr.c does for its requests).

@@ -5,9 +5,11 @@
 //! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
 
 use super::device::NetDevice;
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use kernel::{
-    error::to_result,
     ffi::{
         c_int,
         c_ulong,

@@ -10,10 +10,12 @@ use super::{
         Net,
         NetDevice, //
     },
-    neighbour::Neighbour,
     IpAddr,
 };
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::ptr::NonNull;
 use kernel::{
     error::from_err_ptr,
@@ -25,11 +27,26 @@ use kernel::{
 ///
 /// # Invariants
 ///
-/// `dst` is a valid route on which this object owns one reference; for
-/// IPv4 it is the `dst` of the `rtable` in `rt`.
+/// `dst` is a valid route on which this object owns one reference (for
+/// IPv4 the `dst` of an `rtable`, whose reference is that of its `dst`:
+/// `ip_rt_put` is `dst_release`).
 pub(crate) struct Route {
     dst: NonNull<bindings::dst_entry>,
-    rt: Option<NonNull<bindings::rtable>>,
+}
+
+/// What address resolution needs to know of a route, read in one call
+/// ([`Route::facts`]).
+pub(crate) struct RouteFacts<'a> {
+    /// The hop limit (TTL): the route's metric, or the namespace's default
+    /// (`ip4_dst_hoplimit`, `ip6_dst_hoplimit`).
+    pub(crate) hop_limit: u8,
+    /// The destination is an address of this host (`RTN_LOCAL`,
+    /// `RTF_LOCAL`).
+    pub(crate) is_local: bool,
+    /// The route goes through a gateway.
+    pub(crate) has_gateway: bool,
+    /// The output device.
+    pub(crate) dev: &'a NetDevice,
 }
 
 // SAFETY: A referenced route may be used and released from any thread.
@@ -70,13 +87,13 @@ impl Route {
                     bindings::ip_route_output_flow(net.as_raw(), &mut fl4, core::ptr::null())
                 })?;
                 let rt = NonNull::new(rt).ok_or(EINVAL)?;
-                // SAFETY: `rt` is a valid, referenced route.
-                let dst = unsafe { bindings::rverbs_rtable_dst(rt.as_ptr()) };
+                // SAFETY: `rt` is a valid, referenced route; its `dst` is a
+                // field (the first: `ip_rt_put` relies on it too).
+                let dst = unsafe { &raw mut (*rt.as_ptr()).dst };
                 // INVARIANT: The lookup returned a referenced route.
                 Ok(Route {
                     // SAFETY: The `dst` of a valid rtable is not null.
                     dst: unsafe { NonNull::new_unchecked(dst) },
-                    rt: Some(rt),
                 })
             }
             (IpAddr::V6(s), IpAddr::V6(d)) => {
@@ -102,7 +119,6 @@ impl Route {
                 // INVARIANT: The lookup returned a referenced route.
                 Ok(Route {
                     dst: NonNull::new(dst).ok_or(EINVAL)?,
-                    rt: None,
                 })
             }
             _ => Err(EINVAL),
@@ -122,55 +138,45 @@ impl Route {
         self.dst.as_ptr()
     }
 
-    /// The hop limit (TTL) of the route: its metric, or the namespace's
-    /// default (`ip4_dst_hoplimit`, `ip6_dst_hoplimit`).
-    pub(crate) fn hop_limit(&self) -> u8 {
-        // SAFETY: By the type invariant the route is valid.
-        let hop_limit = unsafe {
-            if self.rt.is_some() {
-                bindings::rverbs_ip4_dst_hoplimit(self.as_raw())
-            } else {
-                bindings::ip6_dst_hoplimit(self.as_raw())
-            }
-        };
-        // CAST: Hop limits are 0..=255 by construction.
-        hop_limit as u8
+    /// What address resolution needs of the route: hop limit, local
+    /// destination, gateway and output device, in one call (the Rust core
+    /// asks on every unicast create). The device is valid while the RCU
+    /// read lock is held.
+    pub(crate) fn facts<'a>(&'a self, _rcu: &'a rcu::Guard) -> RouteFacts<'a> {
+        let mut facts = bindings::rverbs_route_facts::default();
+        // SAFETY: By the type invariant the route is valid; `facts` is
+        // valid for writes; the caller holds the RCU read lock (`_rcu`).
+        unsafe { bindings::rverbs_dst_facts(self.as_raw(), &mut facts) };
+        RouteFacts {
+            // CAST: Hop limits are 0..=255 by construction.
+            hop_limit: facts.hop_limit as u8,
+            is_local: facts.is_local,
+            has_gateway: facts.has_gateway,
+            // SAFETY: The output device of a referenced route, valid for
+            // `'a`, within the RCU read-side critical section of `_rcu`.
+            dev: unsafe { NetDevice::from_raw(facts.dev) },
+        }
     }
 
-    /// Whether the destination is an address of this host (`RTN_LOCAL`,
-    /// `RTF_LOCAL`).
-    pub(crate) fn is_local(&self) -> bool {
-        // SAFETY: By the type invariant the route is valid.
-        unsafe { bindings::rverbs_dst_is_local(self.as_raw()) }
-    }
-
-    /// Whether the route goes through a gateway.
-    pub(crate) fn has_gateway(&self) -> bool {
-        // SAFETY: By the type invariant the route is valid.
-        unsafe { bindings::rverbs_dst_has_gateway(self.as_raw()) }
-    }
-
-    /// The output device of the route.
-    pub(crate) fn dev<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a NetDevice {
-        // The device of a referenced route is valid while the RCU read lock is held.
-        // SAFETY: The route is valid and referenced; `'a` is within the RCU guard.
-        unsafe { NetDevice::from_raw(bindings::rverbs_dst_dev(self.as_raw())) }
-    }
-
-    /// The neighbour entry of `daddr` (or of the gateway) on this route,
-    /// created when missing (`dst_neigh_lookup`). `None` when the entry
-    /// cannot be had.
-    pub(crate) fn neighbour(&self, daddr: &IpAddr) -> Option<Neighbour> {
+    /// The hardware address of the neighbour of `daddr` (or of the gateway)
+    /// on this route, if its entry is valid (`dst_fetch_ha` of ib_core's
+    /// addr.c): the entry is looked up, created when missing; when it is not
+    /// valid yet, its resolution is started or continued (ARP, ND) and this
+    /// fails with `ENODATA`, as when no entry can be had.
+    pub(crate) fn fetch_ha(&self, _rcu: &rcu::Guard, daddr: &IpAddr) -> Result<[u8; 6]> {
         let key: *const core::ffi::c_void = match daddr {
             IpAddr::V4(a) => a.as_ptr().cast(),
             IpAddr::V6(a) => a.as_ptr().cast(),
         };
+        let mut ha = [0u8; bindings::MAX_ADDR_LEN as usize];
         // SAFETY: The route is valid; `key` points to an address of the
-        // route's family, as the lookup expects.
-        let n = unsafe { bindings::rverbs_dst_neigh_lookup(self.as_raw(), key) };
-        // SAFETY: `dst_neigh_lookup` returned null or a referenced entry,
-        // whose reference the `Neighbour` takes.
-        NonNull::new(n).map(|n| unsafe { Neighbour::from_raw(n) })
+        // route's family, as the lookup expects; `ha` has room for any
+        // hardware address; the caller holds the RCU read lock (`_rcu`),
+        // under which the helper reads the route's device.
+        to_result(unsafe { bindings::rverbs_dst_fetch_ha(self.as_raw(), key, ha.as_mut_ptr()) })?;
+        let mut mac = [0u8; 6];
+        mac.copy_from_slice(&ha[..6]);
+        Ok(mac)
     }
 }
 
@@ -183,12 +189,8 @@ fn in6_addr(addr: &[u8; 16]) -> bindings::in6_addr {
 
 impl Drop for Route {
     fn drop(&mut self) {
-        // SAFETY: By the type invariant we own one reference.
-        unsafe {
-            match self.rt {
-                Some(rt) => bindings::rverbs_ip_rt_put(rt.as_ptr()),
-                None => bindings::dst_release(self.as_raw()),
-            }
-        }
+        // SAFETY: By the type invariant we own one reference (for IPv4 that
+        // of the rtable: `ip_rt_put` is this).
+        unsafe { bindings::dst_release(self.as_raw()) }
     }
 }

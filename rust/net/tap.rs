@@ -13,13 +13,15 @@
 //! C header: [`include/linux/netfilter.h`](srctree/include/linux/netfilter.h)
 
 use super::skb::SkBuff;
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::{
     ffi::c_void,
     ptr::NonNull, //
 };
 use kernel::{
-    error::to_result,
     prelude::*,
     sync::Arc, //
 };

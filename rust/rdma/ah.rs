@@ -6,21 +6,32 @@
 
 use super::{
     ah_attr::AhAttr,
-    gid_attr::GidAttr,
     pd::Pd,
     udata::{
         self,
         Udata, //
     },
 };
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::ptr::NonNull;
 use kernel::{
-    error::to_result,
     prelude::*,
     sync::aref::ARef,
     task::might_sleep, //
 };
+
+/// Where an address handle's reference to its source GID entry comes from
+/// ([`AhHandle::create`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SgidRef {
+    /// A reference of its own is taken (`rdma_update_sgid_attr`).
+    Hold,
+    /// The address's own reference moves to the handle when it is made.
+    Take,
+}
 
 /// An address handle, owned by whoever created it (a uverbs object, a
 /// kernel ULP) until it is passed to [`AhHandle::destroy`].
@@ -62,11 +73,18 @@ impl AhHandle {
     ///
     /// With `udata` this calls `ops.create_user_ah`, otherwise
     /// `ops.create_ah`; `EOPNOTSUPP` when the driver has no such op. The
-    /// handle takes a reference to the source GID entry when the address
-    /// has a GRH, and counts one use of `pd`. On error nothing is left.
+    /// handle references the source GID entry when the address has a GRH,
+    /// and counts one use of `pd`. On error nothing is left.
+    ///
+    /// The handle's GID entry reference is one more (`SgidRef::Hold`, as
+    /// `rdma_update_sgid_attr`), or the one `attr` holds, moved to the
+    /// handle when it is made (`SgidRef::Take`: `attr` is then left without
+    /// a source GID entry, as `rdma_unfill_sgid_attr` would leave it, and
+    /// no reference is taken or given back in between).
     pub(crate) fn create(
         pd: &Pd,
-        attr: &AhAttr,
+        attr: &mut AhAttr,
+        sgid_ref: SgidRef,
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<AhHandle> {
@@ -95,17 +113,18 @@ impl AhHandle {
             .ok_or(ENOMEM)?;
         let ah_ptr = ah.as_ptr();
 
-        let sgid_attr: Option<ARef<GidAttr>> = if attr.has_grh() {
-            attr.sgid_attr().map(ARef::from)
+        // The entry the handle will reference; with `Hold` its reference
+        // is taken now, with `Take` the one of `attr` moves on success.
+        let sgid_attr = if attr.has_grh() {
+            attr.sgid_attr()
         } else {
             None
         };
-        let sgid_raw = sgid_attr.map_or(core::ptr::null(), |a| {
-            ARef::into_raw(a)
-                .as_ptr()
-                .cast::<bindings::ib_gid_attr>()
-                .cast_const()
-        });
+        let sgid_raw = sgid_attr.map_or(core::ptr::null(), |a| a.as_raw().cast_const());
+        let held = match (sgid_attr, sgid_ref) {
+            (Some(a), SgidRef::Hold) => Some(ARef::from(a)),
+            _ => None,
+        };
 
         // SAFETY: `ah` is a fresh, zeroed, exclusively owned allocation of
         // at least `size_of::<ib_ah>()` bytes (drivers embed `ib_ah` first).
@@ -129,14 +148,24 @@ impl AhHandle {
         // driver call; `init_attr` and `udata` are valid for the call.
         let ret = to_result(unsafe { op(ah_ptr, &mut init_attr, udata::as_raw_opt(udata)) });
         if let Err(e) = ret {
-            if !sgid_raw.is_null() {
-                // SAFETY: The reference taken above is given back.
-                unsafe { bindings::rdma_put_gid_attr(sgid_raw) };
-            }
+            // A reference taken above (`Hold`) is given back as `held`
+            // goes; with `Take`, `attr` keeps its own.
+            drop(held);
             // SAFETY: The driver failed, so it keeps no pointer to `ah`,
             // which was allocated by kzalloc above.
             unsafe { bindings::kfree(ah_ptr.cast()) };
             return Err(e);
+        }
+        // The handle's reference to the entry: the one taken above, or the
+        // one of `attr`, which is left without an entry.
+        let owned = match sgid_ref {
+            SgidRef::Hold => held,
+            SgidRef::Take if !sgid_raw.is_null() => attr.take_sgid_attr(),
+            SgidRef::Take => None,
+        };
+        // The reference count moves into `ah->sgid_attr` (set above).
+        if let Some(owned) = owned {
+            let _ = ARef::into_raw(owned);
         }
 
         pd.get_use();

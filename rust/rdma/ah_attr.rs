@@ -184,6 +184,11 @@ impl AhAttr {
         Gid::new(unsafe { *self.raw().grh.dgid.raw.as_ref() })
     }
 
+    /// The hop limit of the GRH.
+    pub(crate) fn hop_limit(&self) -> u8 {
+        self.raw().grh.hop_limit
+    }
+
     /// Sets the hop limit of the GRH.
     pub(crate) fn set_hop_limit(&mut self, hop_limit: u8) {
         self.raw_mut().grh.hop_limit = hop_limit;

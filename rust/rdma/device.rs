@@ -4,12 +4,12 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
+use crate::errno::to_result;
 use crate::{
     bindings,
     net::device::NetDevice, //
 };
 use kernel::{
-    error::to_result,
     prelude::*,
     types::Opaque, //
 };
@@ -67,10 +67,28 @@ impl Device {
         !unsafe { (*self.as_raw()).port_data }.is_null()
     }
 
-    /// Whether `port` is a port of this device (`rdma_is_port_valid`).
+    /// Whether `port` is a port of this device (`rdma_is_port_valid`): 0 on
+    /// a switch, 1 to `phys_port_cnt` otherwise.
+    ///
+    /// Read here rather than through a C helper: the verbs call it on every
+    /// create.
     pub(crate) fn is_port_valid(&self, port: u32) -> bool {
-        // SAFETY: By the type invariant the device is valid.
-        unsafe { bindings::rverbs_rdma_is_port_valid(self.as_raw(), port) }
+        let raw = self.as_raw();
+        // SAFETY: By the type invariant the device is valid; `is_switch`
+        // and `phys_port_cnt` are set before it is registered and never
+        // change afterwards. The bitfield is read through the raw pointer.
+        let (is_switch, ports) = unsafe {
+            (
+                bindings::ib_device::is_switch_raw(raw) != 0,
+                (*raw).phys_port_cnt,
+            )
+        };
+        // `rdma_start_port` and `rdma_end_port`.
+        if is_switch {
+            port == 0
+        } else {
+            (1..=ports).contains(&port)
+        }
     }
 
     /// Whether address handles on `port` need a GRH (`rdma_is_grh_required`).
@@ -79,9 +97,17 @@ impl Device {
         if !self.is_port_valid(port) || !self.has_port_data() {
             return false;
         }
+        // CAST: A valid port number, at most `phys_port_cnt` (a `u32`).
+        let port = port as usize;
         // SAFETY: The device is valid (type invariant) and `port` is one of
-        // its ports, whose `port_data[port]` exists (checked above).
-        unsafe { bindings::rverbs_rdma_is_grh_required(self.as_raw(), port) }
+        // its ports: `port_data` has an entry for it (checked above), whose
+        // immutable attributes are set before registration and never change.
+        let flags = unsafe {
+            (*(*self.as_raw()).port_data.add(port))
+                .immutable
+                .core_cap_flags
+        };
+        flags & bindings::RDMA_CORE_PORT_IB_GRH_REQUIRED != 0
     }
 
     /// Whether the driver supports XRC domains (`ops.alloc_xrcd`).

@@ -23,16 +23,16 @@
 //! `vm_ops` of its own, so no code of rverbs is reachable from a mapping
 //! after the module is gone.
 
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::ptr::NonNull;
 use kernel::{
-    error::{
-        from_result,
-        to_result, //
-    },
+    error::from_result,
     ffi::c_int,
     prelude::*,
-    types::Opaque,
+    types::Opaque, //
 };
 
 /// A zeroed buffer of kernel memory that userspace may map

@@ -5,10 +5,12 @@
 //!
 //! C header: [`include/linux/xarray.h`](srctree/include/linux/xarray.h)
 
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::marker::PhantomData;
 use kernel::{
-    error::to_result,
     prelude::*,
     sync::{
         rcu,

@@ -5,16 +5,16 @@
 //! C header: [`include/rdma/ib_umem.h`](srctree/include/rdma/ib_umem.h)
 
 use super::device::Device;
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::ptr::NonNull;
 use kernel::{
     alloc::KVVec,
-    error::{
-        from_err_ptr,
-        to_result, //
-    },
+    error::from_err_ptr,
     page::PAGE_SIZE,
-    prelude::*,
+    prelude::*, //
 };
 
 /// A range of the calling process's memory, pinned, with the list of its

@@ -11,10 +11,12 @@ use super::{
         Udata, //
     },
 };
-use crate::bindings;
+use crate::{
+    bindings,
+    errno::to_result, //
+};
 use core::ptr::NonNull;
 use kernel::{
-    error::to_result,
     prelude::*,
     types::Opaque, //
 };
@@ -84,18 +86,14 @@ impl XrcdHandle {
         let Some(alloc) = device.ops().alloc_xrcd else {
             return Err(crate::errno::eopnotsupp());
         };
-        // SAFETY: `device` is valid; the helper allocates `size_ib_xrcd`
-        // zeroed bytes with GFP_KERNEL.
-        let xrcd =
-            NonNull::new(unsafe { bindings::rverbs_zalloc_xrcd(device.as_raw()) }).ok_or(ENOMEM)?;
+        let inode = inode.map_or(core::ptr::null_mut(), |i| i.0.get());
+        // SAFETY: `device` is valid, `inode` null or referenced (the type
+        // invariant of `Inode`); the helper allocates `size_ib_xrcd` zeroed
+        // bytes with GFP_KERNEL and sets ib_core's fields (`usecnt` starts at
+        // 0 by the zeroing, as `atomic_set(.., 0)`).
+        let xrcd = NonNull::new(unsafe { bindings::rverbs_xrcd_new(device.as_raw(), inode) })
+            .ok_or(ENOMEM)?;
         let ptr = xrcd.as_ptr();
-        // SAFETY: `xrcd` is a fresh, zeroed, exclusively owned allocation;
-        // `usecnt` starts at 0 by the zeroing, as `atomic_set(.., 0)`.
-        unsafe {
-            (*ptr).device = device.as_raw();
-            (*ptr).inode = inode.map_or(core::ptr::null_mut(), |i| i.0.get());
-            bindings::rverbs_xrcd_init_tgt_qps(ptr);
-        }
         // SAFETY: The XRCD is initialised as ib_core does before this call.
         if let Err(e) = to_result(unsafe { alloc(ptr, udata::as_raw_opt(udata)) }) {
             // SAFETY: The driver failed and keeps no pointer to it.
@@ -106,16 +104,12 @@ impl XrcdHandle {
         Ok(XrcdHandle(xrcd))
     }
 
-    /// The number of objects (QPs, SRQs) that use the domain.
-    pub(crate) fn usecnt(&self) -> i32 {
+    /// The number of objects (QPs, SRQs) that use the domain. When there
+    /// are none, warns (`WARN_ON`, as ib_core's `ib_dealloc_xrcd_user`) if
+    /// XRC target QPs are still registered: each holds a use.
+    pub(crate) fn users(&self) -> i32 {
         // SAFETY: By the type invariant the XRCD is valid.
-        unsafe { bindings::atomic_read(&raw const (*self.0.as_ptr()).usecnt) }
-    }
-
-    /// Whether no XRC target QP is registered with the domain.
-    pub(crate) fn tgt_qps_empty(&self) -> bool {
-        // SAFETY: By the type invariant the XRCD is valid.
-        unsafe { bindings::rverbs_xrcd_tgt_qps_empty(self.0.as_ptr()) }
+        unsafe { bindings::rverbs_xrcd_users(self.0.as_ptr()) }
     }
 
     /// Has the driver release the domain, then frees it.

@@ -6,6 +6,7 @@
 //! that the provider puts in its work requests. The table is also what
 //! `/sys/kernel/debug/rverbs/<dev>/ah` prints.
 
+use super::ids::Ids;
 use crate::rdma::{
     ah_attr::{
         AddressVector,
@@ -15,12 +16,8 @@ use crate::rdma::{
 };
 use core::fmt;
 use kernel::{
-    alloc::Flags,
     debugfs::Writer,
-    id_pool::IdPool,
-    new_spinlock,
     prelude::*,
-    sync::SpinLock,
     xarray::{
         AllocKind,
         XArray, //
@@ -30,34 +27,25 @@ use kernel::{
 /// AHs copied per lock hold by the debugfs dump.
 const DUMP_BATCH: usize = 16;
 
-/// The AH numbers in use: AH number `n` is ID `n - 1` of the pool (AH
-/// numbers start at 1, as soft-RoCE's `ah_num`; 0 is invalid).
-struct Numbers {
-    /// The IDs taken.
-    pool: IdPool,
-    /// How many IDs are taken.
-    live: u32,
-}
-
 /// The live address handles of a device.
 ///
-/// Numbers come from an [`IdPool`] (the lowest free one, as soft-RoCE's
-/// index pools give), grown outside its lock; the address vectors are in an
-/// [`XArray`] indexed by AH number, one small allocation per AH. Nothing
-/// large is ever allocated or freed under a spinlock, and nothing is
-/// allocated with more than the caller's `gfp`: the table is used in atomic
-/// context when the AH is not `sleepable`. The two locks are never held
-/// together.
+/// Numbers come from [`Ids`], cyclically from 1 as soft-RoCE's AH pool
+/// gives them (`xa_alloc_cyclic`): the search for a free number starts
+/// after the last one given, so its cost does not grow with the live AHs
+/// (the lowest free number is a bitmap scan from 0 on every create). The
+/// address vectors are in an [`XArray`] indexed by AH number, one small
+/// allocation per AH. Nothing large is ever allocated or freed under a
+/// spinlock, and nothing is allocated with more than the caller's `gfp`:
+/// the table is used in atomic context when the AH is not `sleepable`. The
+/// two locks are never held together.
 ///
 /// A number is taken before its vector is stored and given back after it
 /// is removed, so a number in the array is always taken in the pool.
 #[pin_data]
 pub(crate) struct AhTable {
-    /// The most AHs live at once.
-    max: u32,
-    /// The AH numbers taken.
+    /// The AH numbers taken, from 1 to `max`, at most `max` at once.
     #[pin]
-    numbers: SpinLock<Numbers>,
+    numbers: Ids,
     /// The address vector and PD of each live AH, at its number.
     #[pin]
     avs: XArray<KBox<AhEntry>>,
@@ -82,47 +70,9 @@ impl AhTable {
     /// An empty table for at most `max` live AHs, initialised in place.
     pub(crate) fn new(max: u32) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            max,
-            numbers <- new_spinlock!(Numbers {
-                pool: IdPool::new(),
-                live: 0,
-            }),
+            numbers <- Ids::new(1, max, max),
             avs <- XArray::new(AllocKind::Alloc1),
         })
-    }
-
-    /// Takes the lowest free AH number. `EINVAL` when `max` are live. The
-    /// pool grows outside its lock (`grow_request`, `realloc(gfp)`,
-    /// `grow`), as `IdPool` is meant to be used under a spinlock.
-    fn take_number(&self, gfp: Flags) -> Result<u32> {
-        let mut numbers = self.numbers.lock();
-        loop {
-            if numbers.live >= self.max {
-                return Err(EINVAL);
-            }
-            if let Some(id) = numbers.pool.find_unused_id(0) {
-                // CAST: Fewer than `max` IDs are taken, so the lowest free
-                // one is below `max`, a `u32`.
-                let num = id.acquire() as u32 + 1;
-                numbers.live += 1;
-                return Ok(num);
-            }
-            // Every ID of the pool is taken: double it. `None` only past
-            // `i32::MAX` IDs: full, as soft-RoCE's pools are.
-            let request = numbers.pool.grow_request();
-            drop(numbers);
-            let resizer = request.ok_or(EINVAL)?.realloc(gfp)?;
-            numbers = self.numbers.lock();
-            // A no-op if someone else grew it meanwhile.
-            numbers.pool.grow(resizer);
-        }
-    }
-
-    /// Gives AH number `num` back to the pool.
-    fn put_number(&self, num: u32) {
-        let mut numbers = self.numbers.lock();
-        numbers.pool.release_id(index(num) - 1);
-        numbers.live -= 1;
     }
 
     /// Adds an AH, returning its number (from 1). `EINVAL` when the table
@@ -130,11 +80,11 @@ impl AhTable {
     /// when `sleepable`, else `GFP_ATOMIC`.
     pub(crate) fn insert(&self, av: AddressVector, pd: u64, sleepable: bool) -> Result<u32> {
         let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
-        let num = self.take_number(gfp)?;
+        let num = self.numbers.take(gfp)?;
         let entry = match KBox::new(AhEntry { av, pd }, gfp) {
             Ok(entry) => entry,
             Err(e) => {
-                self.put_number(num);
+                self.numbers.put(num);
                 return Err(e.into());
             }
         };
@@ -145,7 +95,7 @@ impl AhTable {
             // The number was free, so was its slot: no old entry.
             Ok(_) => Ok(num),
             Err(e) => {
-                self.put_number(num);
+                self.numbers.put(num);
                 Err(e.into())
             }
         }
@@ -156,7 +106,7 @@ impl AhTable {
         // Freed after the lock is released, at the end of the function.
         let removed = self.avs.lock().remove(index(num));
         if removed.is_some() {
-            self.put_number(num);
+            self.numbers.put(num);
         }
     }
 
@@ -179,14 +129,13 @@ impl AhTable {
 
     /// The number of live AHs.
     pub(crate) fn live(&self) -> u32 {
-        self.numbers.lock().live
+        self.numbers.live()
     }
 
     /// A copy of the vectors of AHs `first..first + DUMP_BATCH`, `None`
     /// when `first` is past every number the pool can have given.
     fn copy_batch(&self, first: u32) -> Option<[Option<AddressVector>; DUMP_BATCH]> {
-        let capacity = self.numbers.lock().pool.capacity();
-        if index(first) > capacity {
+        if first >= self.numbers.end() {
             return None;
         }
         let avs = self.avs.lock();

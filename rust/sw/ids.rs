@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Numbers of objects (QP numbers, MR indexes), given cyclically, as
+//! Numbers of objects (QP numbers, MR indexes, AH numbers), given cyclically, as
 //! soft-RoCE's pools give them (`rxe_pool.c`, `xa_alloc_cyclic`).
 
 use kernel::{
@@ -112,6 +112,14 @@ impl Ids {
     /// How many are taken.
     pub(crate) fn live(&self) -> u32 {
         self.numbers.lock().live
+    }
+
+    /// One past the highest number that can have been given so far: every
+    /// number taken is below it (the bitmap's capacity, which grows with
+    /// the most numbers taken at once).
+    pub(crate) fn end(&self) -> u32 {
+        let capacity = self.numbers.lock().pool.capacity();
+        u32::try_from(capacity).unwrap_or(u32::MAX)
     }
 
     /// Most taken at once.

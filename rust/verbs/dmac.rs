@@ -110,14 +110,15 @@ pub(crate) fn resolve(attr: &mut AhAttr) -> Result {
             IpAddr::V6(addr) => ipv6_multicast_mac(&addr),
         };
         attr.set_roce_dmac(mac);
-        stats::count(Event::DmacMulticast);
+        stats::resolved(Event::DmacMulticast, dgid.raw(), &mac, attr.hop_limit(), 0);
         return Ok(());
     }
 
     let sgid_attr = attr.sgid_attr().ok_or(EINVAL)?;
     if dgid.is_link_local() && sgid_attr.gid_type() == GidType::RoceV1 {
-        attr.set_roce_dmac(link_local_mac(&dgid));
-        stats::count(Event::DmacLinkLocal);
+        let mac = link_local_mac(&dgid);
+        attr.set_roce_dmac(mac);
+        stats::resolved(Event::DmacLinkLocal, dgid.raw(), &mac, attr.hop_limit(), 0);
         return Ok(());
     }
 
@@ -127,7 +128,7 @@ pub(crate) fn resolve(attr: &mut AhAttr) -> Result {
     let hop_limit = match &result {
         Ok(l2) => {
             attr.set_roce_dmac(l2.mac);
-            stats::count(l2.kind);
+            stats::resolved(l2.kind, dgid.raw(), &l2.mac, l2.hop_limit, l2.wait_ns);
             l2.hop_limit
         }
         Err(_) => 0xff,
@@ -141,6 +142,8 @@ struct L2 {
     mac: [u8; 6],
     hop_limit: u8,
     kind: Event,
+    /// How long the neighbour was waited for, in ns (0 when valid at once).
+    wait_ns: u64,
 }
 
 /// Resolves the MAC and hop limit towards `dgid` from the netdev of
@@ -177,6 +180,7 @@ fn find_l2_eth_by_grh(sgid_attr: &GidAttr, dgid: &Gid) -> Result<L2> {
                 // Resolved by the solicitation, not found valid at once.
                 if l2.kind == Event::DmacNeighFast {
                     l2.kind = Event::DmacNeighWait;
+                    l2.wait_ns = u64::try_from(elapsed.as_nanos()).unwrap_or(0);
                 }
                 return Ok(l2);
             }
@@ -210,13 +214,13 @@ fn resolve_once(sgid_attr: &GidAttr, src: &IpAddr, dst: &IpAddr) -> Result<L2> {
     let oif = ndev.ifindex();
 
     let route = Route::output(&guard, net, oif, 0, src, dst)?;
-    let hop_limit = route.hop_limit();
-    let has_gateway = route.has_gateway();
+    let facts = route.facts(&guard);
+    let hop_limit = facts.hop_limit;
 
     // `rdma_set_src_addr_rcu`: a local destination is reached through the
     // device that owns its address, and the MAC is the source's own.
-    if route.is_local() {
-        let route_net = route.dev(&guard).net(&guard);
+    if facts.is_local {
+        let route_net = facts.dev.net(&guard);
         let owned = match dst {
             IpAddr::V4(addr) => route_net.dev_with_ipv4_addr(&guard, *addr),
             IpAddr::V6(addr) => route_net.dev_with_ipv6_addr(&guard, *addr),
@@ -230,23 +234,22 @@ fn resolve_once(sgid_attr: &GidAttr, src: &IpAddr, dst: &IpAddr) -> Result<L2> {
             mac,
             hop_limit,
             kind: Event::DmacLocal,
+            wait_ns: 0,
         });
     }
 
     // A gateway on an IPoIB device needs an IB path record (ib_core asks
     // userspace over netlink); RoCE devices never get here.
-    if has_gateway && route.dev(&guard).is_infiniband() {
+    if facts.has_gateway && facts.dev.is_infiniband() {
         return Err(eaddrnotavail());
     }
-    drop(guard);
 
     // `dst_fetch_ha`, with the route (and so its device) still referenced.
-    let neighbour = route.neighbour(dst).ok_or_else(enodata)?;
-    let guard = rcu::read_lock();
-    let mac = neighbour.hw_addr_or_solicit(route.dev(&guard))?;
+    let mac = route.fetch_ha(&guard, dst)?;
     Ok(L2 {
         mac,
         hop_limit,
         kind: Event::DmacNeighFast,
+        wait_ns: 0,
     })
 }

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Counters of the Rust verbs core, shown in `/sys/kernel/debug/rverbs/counters`.
+//!
+//! Events happen on every create and destroy, so their counters are per
+//! CPU ([`crate::events`]): a global atomic would be a cache line that every
+//! CPU creating AHs writes. The entry points count creates, destroys,
+//! allocs and deallocs as they return (`rust/takeover/exports.c`); the core
+//! counts how each destination MAC was found ([`resolved`]). Errors are
+//! rarer and counted here in atomics.
 
+use crate::events;
 use core::fmt;
 use kernel::{
     debugfs::Writer,
@@ -16,12 +24,17 @@ use kernel::{
 /// counters file, so that the variants, [`Event::ALL`] (and so the number
 /// of counters) and [`Event::name`] come from one list and cannot disagree:
 /// a new event is one more line of [`events!`].
+///
+/// Each event is the counter slot that C names for it ([`events::slot`],
+/// the `RVERBS_EVENT_*` of `include/rverbs_helpers.h`); the slots must be
+/// `0..` in the order of the list, which is checked at build time.
 macro_rules! events {
-    ($($(#[$attr:meta])* $variant:ident => $name:literal,)+) => {
+    ($($(#[$attr:meta])* $variant:ident = $slot:ident => $name:literal,)+) => {
         /// What a counter counts.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u32)]
         pub(crate) enum Event {
-            $($(#[$attr])* $variant,)+
+            $($(#[$attr])* $variant = events::slot::$slot,)+
         }
 
         impl Event {
@@ -40,37 +53,49 @@ macro_rules! events {
 
 events! {
     /// An address handle was created.
-    AhCreated => "ah_created",
+    AhCreated = AH_CREATED => "ah_created",
     /// An address handle was destroyed.
-    AhDestroyed => "ah_destroyed",
+    AhDestroyed = AH_DESTROYED => "ah_destroyed",
     /// A RoCE destination MAC was mapped from a multicast GID.
-    DmacMulticast => "dmac_multicast",
+    DmacMulticast = DMAC_MULTICAST => "dmac_multicast",
     /// A RoCE destination MAC was taken from a link-local GID (RoCE v1).
-    DmacLinkLocal => "dmac_link_local",
+    DmacLinkLocal = DMAC_LINK_LOCAL => "dmac_link_local",
     /// The destination is an address of this host: the MAC is our own.
-    DmacLocal => "dmac_local",
+    DmacLocal = DMAC_LOCAL => "dmac_local",
     /// A valid neighbour entry gave the MAC at once.
-    DmacNeighFast => "dmac_neigh_fast",
+    DmacNeighFast = DMAC_NEIGH_FAST => "dmac_neigh_fast",
     /// The MAC came after waiting for neighbour resolution (ARP, ND).
-    DmacNeighWait => "dmac_neigh_wait",
+    DmacNeighWait = DMAC_NEIGH_WAIT => "dmac_neigh_wait",
     /// An XRC domain was allocated.
-    XrcdAllocated => "xrcd_allocated",
+    XrcdAllocated = XRCD_ALLOCATED => "xrcd_allocated",
     /// An XRC domain was deallocated.
-    XrcdDeallocated => "xrcd_deallocated",
+    XrcdDeallocated = XRCD_DEALLOCATED => "xrcd_deallocated",
 }
 
 /// The number of events, hence of event counters.
 const EVENTS: usize = Event::ALL.len();
 
+// Each event has a counter, and `ALL[e as usize] == e`: the C slots are
+// `0..EVENTS` in the order of the list.
+const _: () = {
+    assert!(EVENTS <= events::SLOTS);
+    let mut i = 0;
+    while i < EVENTS {
+        assert!(Event::ALL[i] as usize == i);
+        i += 1;
+    }
+};
+
 /// Errors are counted by errno up to this value; larger ones share the last.
 const MAX_ERRNO: usize = 150;
 
-static EVENT_COUNTS: [Atomic<u64>; EVENTS] = [const { Atomic::new(0) }; EVENTS];
 static ERROR_COUNTS: [Atomic<u64>; MAX_ERRNO + 1] = [const { Atomic::new(0) }; MAX_ERRNO + 1];
 
-/// Counts one `event`.
-pub(crate) fn count(event: Event) {
-    EVENT_COUNTS[event as usize].add(1, Relaxed);
+/// A destination MAC was found by `path` (one of the `Dmac*` events, the
+/// others are ignored): counts it and traces it (`rverbs:rverbs_resolve`),
+/// with `wait_ns` the time spent waiting for the neighbour.
+pub(crate) fn resolved(path: Event, dgid: &[u8; 16], dmac: &[u8; 6], hop_limit: u8, wait_ns: u64) {
+    events::dmac_resolved(path as u32, dgid, dmac, hop_limit, wait_ns);
 }
 
 /// Counts an error returned by the core.
@@ -97,8 +122,8 @@ pub(crate) struct Counters;
 
 impl Writer for Counters {
     fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (event, count) in Event::ALL.iter().zip(EVENT_COUNTS.iter()) {
-            writeln!(f, "{} {}", event.name(), count.load(Relaxed))?;
+        for &event in Event::ALL {
+            writeln!(f, "{} {}", event.name(), events::sum(event as u32))?;
         }
         for (errno, count) in ERROR_COUNTS.iter().enumerate() {
             let n = count.load(Relaxed);

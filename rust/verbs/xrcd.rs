@@ -2,10 +2,7 @@
 
 //! XRC domains: `ib_alloc_xrcd_user` and `ib_dealloc_xrcd_user`.
 
-use super::stats::{
-    self,
-    Event, //
-};
+use super::stats;
 use crate::errno::eopnotsupp;
 use crate::rdma::{
     device::Device,
@@ -28,21 +25,17 @@ pub(crate) fn alloc_xrcd_user(
         stats::count_error(eopnotsupp());
         return Err(eopnotsupp());
     }
-    let xrcd = stats::counted(XrcdHandle::alloc(device, inode, udata))?;
-    stats::count(Event::XrcdAllocated);
-    Ok(xrcd)
+    // Counted (and traced) by the entry point as it returns.
+    stats::counted(XrcdHandle::alloc(device, inode, udata))
 }
 
 /// Deallocates an XRC domain (`ib_dealloc_xrcd_user`): `EBUSY` while QPs
 /// or SRQs still use it; on a driver error the domain stays.
 pub(crate) fn dealloc_xrcd_user(xrcd: XrcdHandle, udata: Option<&Udata>) -> Result {
-    if xrcd.usecnt() != 0 {
+    // With no users, this warns as ib_core does if target QPs remain.
+    if xrcd.users() != 0 {
         stats::count_error(EBUSY);
         return Err(EBUSY);
     }
-    // ib_core warns here too: target QPs keep a use of the domain.
-    kernel::warn_on!(!xrcd.tgt_qps_empty());
-    stats::counted(xrcd.dealloc(udata))?;
-    stats::count(Event::XrcdDeallocated);
-    Ok(())
+    stats::counted(xrcd.dealloc(udata))
 }

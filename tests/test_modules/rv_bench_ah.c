@@ -28,8 +28,10 @@
  *              as round), then the slab memory they hold per AH (c_bytes,
  *              rust_bytes), then all destroyed; C first, then Rust
  *
- * @reps pairs a measurement, @rounds rounds; the order of the kinds turns
- * round by round.  One line per round and kind:
+ * @rounds rounds of @reps pairs of each kind; in a round the kinds take
+ * turns in blocks of @block pairs, so that a stretch of noise (the host of
+ * a TCG guest) falls on all of them alike.  One line per round and kind,
+ * the median of its blocks:
  *
  *   rv_bench_ah: <label> <kind> <round> <ns per pair>
  *
@@ -43,6 +45,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <linux/vmstat.h>
@@ -92,17 +95,33 @@ static int scale;
 module_param(scale, int, 0444);
 MODULE_PARM_DESC(scale, "live AHs to hold, with each core in turn");
 
+static int block = 50;
+module_param(block, int, 0444);
+MODULE_PARM_DESC(block, "pairs per block: the kinds take turns block by block");
+
 static int batch = 10000;
 module_param(batch, int, 0444);
 MODULE_PARM_DESC(batch, "AHs per timed batch of the scale mode");
 
-/* The Rust core's exports, taken at load so that nothing links to rverbs.ko. */
-static struct ib_ah *(*rust_create)(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
-				    struct ib_udata *udata);
-static int (*rust_destroy)(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
-static struct ib_xrcd *(*rust_alloc_xrcd)(struct ib_device *device, struct inode *inode,
-					  struct ib_udata *udata);
-static int (*rust_dealloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+/*
+ * The entry points of a core.  Both cores are called the same way, through
+ * these pointers, filled at load: the Rust core's are its exports, taken
+ * with symbol_get so that nothing links to rverbs.ko, and a direct call to
+ * ib_core against an indirect one to rverbs would time the call, not the
+ * core (an indirect call goes through a retpoline thunk on this kernel).
+ */
+struct core {
+	const char *name;
+	struct ib_ah *(*create)(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+				struct ib_udata *udata);
+	int (*destroy)(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
+	struct ib_xrcd *(*alloc_xrcd)(struct ib_device *device, struct inode *inode,
+				      struct ib_udata *udata);
+	int (*dealloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+};
+
+/* cores[false] is ib_core's, cores[true] rverbs'. */
+static struct core cores[2];
 
 struct bench {
 	struct ib_device *dev;
@@ -257,19 +276,17 @@ static int core_once(const struct bench *b, bool rust)
 	int ret;
 
 	fill(b, &attr);
-	ah = rust ? rust_create(b->pd, &attr, NULL) : rdma_create_user_ah(b->pd, &attr, NULL);
+	ah = cores[rust].create(b->pd, &attr, NULL);
 	if (IS_ERR(ah)) {
-		pr_err("rv_bench_ah: %s: %s create: %ld\n", label, rust ? "Rust" : "C",
-		       PTR_ERR(ah));
+		pr_err("rv_bench_ah: %s: %s create: %ld\n", label, cores[rust].name, PTR_ERR(ah));
 		return PTR_ERR(ah);
 	}
-	ret = rust ? rust_destroy(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL) :
-		     rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
+	ret = cores[rust].destroy(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
 	if (ret)
 		return ret;
 	if (!ether_addr_equal(attr.roce.dmac, b->mac)) {
 		pr_err("rv_bench_ah: %s: %s core resolved %pM, expected %pM\n", label,
-		       rust ? "Rust" : "C", attr.roce.dmac, b->mac);
+		       cores[rust].name, attr.roce.dmac, b->mac);
 		return -EIO;
 	}
 	return 0;
@@ -279,13 +296,13 @@ static int xrcd_once(const struct bench *b, bool rust)
 {
 	struct ib_xrcd *x;
 
-	x = rust ? rust_alloc_xrcd(b->dev, NULL, NULL) : ib_alloc_xrcd_user(b->dev, NULL, NULL);
+	x = cores[rust].alloc_xrcd(b->dev, NULL, NULL);
 	if (IS_ERR(x)) {
-		pr_err("rv_bench_ah: %s: %s alloc_xrcd: %ld\n", label, rust ? "Rust" : "C",
+		pr_err("rv_bench_ah: %s: %s alloc_xrcd: %ld\n", label, cores[rust].name,
 		       PTR_ERR(x));
 		return PTR_ERR(x);
 	}
-	return rust ? rust_dealloc_xrcd(x, NULL) : ib_dealloc_xrcd_user(x, NULL);
+	return cores[rust].dealloc_xrcd(x, NULL);
 }
 
 /* The MAC both cores must resolve: the lookup's, or the mapped multicast MAC. */
@@ -308,13 +325,12 @@ static int reference_mac(struct bench *b)
 
 static struct ib_ah *core_create(const struct bench *b, struct rdma_ah_attr *attr, bool rust)
 {
-	return rust ? rust_create(b->pd, attr, NULL) : rdma_create_user_ah(b->pd, attr, NULL);
+	return cores[rust].create(b->pd, attr, NULL);
 }
 
 static int core_destroy(struct ib_ah *ah, bool rust)
 {
-	return rust ? rust_destroy(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL) :
-		      rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
+	return cores[rust].destroy(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL);
 }
 
 /* The first AH to each of @first fresh destinations, timed one by one. */
@@ -441,21 +457,100 @@ static int once(const struct bench *b, enum kind k)
 	}
 }
 
-/* @reps pairs of kind @k: the time per pair in ns. */
-static int measure(const struct bench *b, enum kind k, u64 *ns)
+/* @n pairs of kind @k: their time in ns. */
+static int measure(const struct bench *b, enum kind k, int n, u64 *ns)
 {
 	u64 start;
 	int i, ret;
 
 	start = ktime_get_ns();
-	for (i = 0; i < reps; i++) {
+	for (i = 0; i < n; i++) {
 		ret = once(b, k);
 		if (ret)
 			return ret;
 		cond_resched();
 	}
-	*ns = div_u64(ktime_get_ns() - start, reps);
+	*ns = ktime_get_ns() - start;
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The orders of the kinds, block by block: for each number of kinds, rows
+ * in which every kind follows every other one equally often (for 4 a
+ * Williams square, for 3 and 2 every order).  A kind can leave work behind
+ * that the next block pays for: the C core's resolution wakes a worker and
+ * frees its request through RCU.  With one fixed rotation the same kind
+ * would always follow it.
+ */
+static const u8 orders4[][4] = { { 0, 1, 3, 2 }, { 1, 2, 0, 3 }, { 2, 3, 1, 0 }, { 3, 0, 2, 1 } };
+static const u8 orders3[][3] = { { 0, 1, 2 }, { 1, 2, 0 }, { 2, 0, 1 },
+				 { 0, 2, 1 }, { 1, 0, 2 }, { 2, 1, 0 } };
+static const u8 orders2[][2] = { { 0, 1 }, { 1, 0 } };
+
+/* The position (0..@nkinds) that runs @i-th in block @j. */
+static int turn(int nkinds, int j, int i)
+{
+	switch (nkinds) {
+	case 4:
+		return orders4[j % ARRAY_SIZE(orders4)][i];
+	case 3:
+		return orders3[j % ARRAY_SIZE(orders3)][i];
+	case 2:
+		return orders2[j % ARRAY_SIZE(orders2)][i];
+	default:
+		return i;
+	}
+}
+
+/*
+ * A round: @reps pairs of each kind, in blocks of @block pairs, the kinds
+ * taking turns block by block (in the orders above), so that whatever else
+ * the machine does in a stretch of time (the host of a TCG guest, an
+ * interrupt storm) falls on every kind alike, not on one kind's whole
+ * round.  Each kind's result is the median of its blocks, in ns per pair:
+ * a block that something else interrupted does not move it.
+ */
+static int round_of(const struct bench *b, const enum kind *order, int nkinds, int r)
+{
+	int nblocks = DIV_ROUND_UP(reps, block);
+	u64 *times[K_NR] = {};
+	int i, j, ret = -ENOMEM;
+
+	for (i = 0; i < nkinds; i++) {
+		times[i] = kvmalloc_array(nblocks, sizeof(u64), GFP_KERNEL);
+		if (!times[i])
+			goto out;
+	}
+	for (j = 0; j < nblocks; j++) {
+		int n = min(block, reps - j * block);
+
+		for (i = 0; i < nkinds; i++) {
+			int at = turn(nkinds, j, i);
+
+			ret = measure(b, order[at], n, &times[at][j]);
+			if (ret)
+				goto out;
+			times[at][j] = div_u64(times[at][j], n);
+		}
+	}
+	for (i = 0; i < nkinds; i++) {
+		sort(times[i], nblocks, sizeof(u64), cmp_u64, NULL);
+		pr_info("rv_bench_ah: %s %s %d %llu\n", label,
+			xrcd ? (order[i] == K_RUST ? "rust" : "c") : kind_name[order[i]], r,
+			times[i][nblocks / 2]);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < nkinds; i++)
+		kvfree(times[i]);
+	return ret;
 }
 
 static int run(struct bench *b)
@@ -475,24 +570,14 @@ static int run(struct bench *b)
 	}
 	/* Warm-up: a tenth of a round of each. */
 	for (i = 0; i < nkinds; i++) {
-		int saved = reps;
-
-		reps = max(reps / 10, 1);
-		ret = measure(b, order[i], &ns);
-		reps = saved;
+		ret = measure(b, order[i], max(reps / 10, 1), &ns);
 		if (ret)
 			return ret;
 	}
 	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < nkinds; i++) {
-			enum kind k = order[(i + r) % nkinds];
-
-			ret = measure(b, k, &ns);
-			if (ret)
-				return ret;
-			pr_info("rv_bench_ah: %s %s %d %llu\n", label,
-				xrcd ? (k == K_RUST ? "rust" : "c") : kind_name[k], r, ns);
-		}
+		ret = round_of(b, order, nkinds, r);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -502,16 +587,27 @@ static int __init rv_bench_ah_init(void)
 	struct bench b = {};
 	int ret;
 
-	if (reps < 1 || rounds < 1)
+	if (reps < 1 || rounds < 1 || block < 1)
 		return -EINVAL;
 	if (!xrcd && in6_pton(dgid, -1, b.dgid.raw, -1, NULL) != 1)
 		return -EINVAL;
 	b.unicast = !rdma_is_multicast_addr((struct in6_addr *)b.dgid.raw);
-	rust_create = symbol_get(rverbs_create_user_ah);
-	rust_destroy = symbol_get(rverbs_destroy_ah_user);
-	rust_alloc_xrcd = symbol_get(rverbs_alloc_xrcd_user);
-	rust_dealloc_xrcd = symbol_get(rverbs_dealloc_xrcd_user);
-	if (!rust_create || !rust_destroy || !rust_alloc_xrcd || !rust_dealloc_xrcd) {
+	cores[false] = (struct core){
+		.name = "C",
+		.create = rdma_create_user_ah,
+		.destroy = rdma_destroy_ah_user,
+		.alloc_xrcd = ib_alloc_xrcd_user,
+		.dealloc_xrcd = ib_dealloc_xrcd_user,
+	};
+	cores[true] = (struct core){
+		.name = "Rust",
+		.create = symbol_get(rverbs_create_user_ah),
+		.destroy = symbol_get(rverbs_destroy_ah_user),
+		.alloc_xrcd = symbol_get(rverbs_alloc_xrcd_user),
+		.dealloc_xrcd = symbol_get(rverbs_dealloc_xrcd_user),
+	};
+	if (!cores[true].create || !cores[true].destroy || !cores[true].alloc_xrcd ||
+	    !cores[true].dealloc_xrcd) {
 		pr_err("rv_bench_ah: rverbs.ko is not loaded\n");
 		ret = -ENOENT;
 		goto out_symbols;
@@ -536,13 +632,13 @@ static int __init rv_bench_ah_init(void)
 out_dev:
 	ib_device_put(b.dev);
 out_symbols:
-	if (rust_create)
+	if (cores[true].create)
 		symbol_put(rverbs_create_user_ah);
-	if (rust_destroy)
+	if (cores[true].destroy)
 		symbol_put(rverbs_destroy_ah_user);
-	if (rust_alloc_xrcd)
+	if (cores[true].alloc_xrcd)
 		symbol_put(rverbs_alloc_xrcd_user);
-	if (rust_dealloc_xrcd)
+	if (cores[true].dealloc_xrcd)
 		symbol_put(rverbs_dealloc_xrcd_user);
 	return ret;
 }

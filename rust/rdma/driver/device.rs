@@ -8,6 +8,7 @@ use super::{
     ops::Driver,
     vtable::Vtable, //
 };
+use crate::errno::to_result;
 use crate::{
     bindings,
     rdma::device::Device, //
@@ -22,7 +23,6 @@ use core::{
     ptr::NonNull, //
 };
 use kernel::{
-    error::to_result,
     prelude::*,
     str::CStr, //
 };

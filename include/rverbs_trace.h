@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracepoints of rverbs (trace system "rverbs"): each verb of the Rust
+ * core as it returns (rust/takeover/exports.c), with its result and the
+ * time it took, and each destination MAC the core resolves, with how
+ * (rust/helpers/events.c, called by rust/verbs/dmac.rs).  They are the
+ * tracer's view of the Rust code, whose own functions ftrace cannot see on
+ * a kernel that builds Rust without __fentry__
+ * (Documentation/tracing-rust-functions.md):
+ *
+ *   echo 1 > /sys/kernel/tracing/events/rverbs/enable
+ *   cat /sys/kernel/tracing/trace_pipe
+ *
+ * The times are measured only while the event is enabled.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rverbs
+
+#if !defined(_RVERBS_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RVERBS_TRACE_H
+
+#include <linux/if_ether.h>
+#include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
+
+#include "rverbs_helpers.h"
+
+/* The resolution paths, as rverbs_resolve prints them. */
+#define rverbs_show_path(path)							\
+	__print_symbolic(path,							\
+			 { RVERBS_EVENT_DMAC_MULTICAST, "multicast" },		\
+			 { RVERBS_EVENT_DMAC_LINK_LOCAL, "link_local" },	\
+			 { RVERBS_EVENT_DMAC_LOCAL, "local" },			\
+			 { RVERBS_EVENT_DMAC_NEIGH_FAST, "neigh" },		\
+			 { RVERBS_EVENT_DMAC_NEIGH_WAIT, "neigh_wait" })
+
+TRACE_EVENT(rverbs_create_ah,
+	TP_PROTO(const struct ib_pd *pd, const struct rdma_ah_attr *attr,
+		 const struct ib_ah *ah, u64 ns),
+	TP_ARGS(pd, attr, ah, ns),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&pd->device->dev))
+		__field(const void *, ah)
+		__field(int, ret)
+		__field(u32, port)
+		__field(u32, type)
+		__field(u8, sgid_index)
+		__field(u8, hop_limit)
+		__array(u8, dgid, 16)
+		__array(u8, dmac, ETH_ALEN)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(device);
+		__entry->ah = IS_ERR(ah) ? NULL : ah;
+		__entry->ret = IS_ERR(ah) ? PTR_ERR(ah) : 0;
+		__entry->port = attr->port_num;
+		__entry->type = attr->type;
+		__entry->sgid_index = attr->grh.sgid_index;
+		__entry->hop_limit = attr->grh.hop_limit;
+		memcpy(__entry->dgid, attr->grh.dgid.raw, 16);
+		memcpy(__entry->dmac, attr->roce.dmac, ETH_ALEN);
+		__entry->ns = ns;
+	),
+	TP_printk("device=%s ah=%p ret=%d port=%u type=%u sgid_index=%u dgid=%pI6c dmac=%pM hop_limit=%u ns=%llu",
+		  __get_str(device), __entry->ah, __entry->ret, __entry->port, __entry->type,
+		  __entry->sgid_index, __entry->dgid, __entry->dmac, __entry->hop_limit,
+		  __entry->ns)
+);
+
+TRACE_EVENT(rverbs_destroy_ah,
+	TP_PROTO(const struct ib_device *device, const struct ib_ah *ah, int ret, u64 ns),
+	TP_ARGS(device, ah, ret, ns),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&device->dev))
+		__field(const void *, ah)
+		__field(int, ret)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(device);
+		__entry->ah = ah;
+		__entry->ret = ret;
+		__entry->ns = ns;
+	),
+	TP_printk("device=%s ah=%p ret=%d ns=%llu", __get_str(device), __entry->ah,
+		  __entry->ret, __entry->ns)
+);
+
+TRACE_EVENT(rverbs_alloc_xrcd,
+	TP_PROTO(const struct ib_device *device, const struct ib_xrcd *xrcd, u64 ns),
+	TP_ARGS(device, xrcd, ns),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&device->dev))
+		__field(const void *, xrcd)
+		__field(int, ret)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(device);
+		__entry->xrcd = IS_ERR(xrcd) ? NULL : xrcd;
+		__entry->ret = IS_ERR(xrcd) ? PTR_ERR(xrcd) : 0;
+		__entry->ns = ns;
+	),
+	TP_printk("device=%s xrcd=%p ret=%d ns=%llu", __get_str(device), __entry->xrcd,
+		  __entry->ret, __entry->ns)
+);
+
+TRACE_EVENT(rverbs_dealloc_xrcd,
+	TP_PROTO(const struct ib_device *device, const struct ib_xrcd *xrcd, int ret, u64 ns),
+	TP_ARGS(device, xrcd, ret, ns),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&device->dev))
+		__field(const void *, xrcd)
+		__field(int, ret)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(device);
+		__entry->xrcd = xrcd;
+		__entry->ret = ret;
+		__entry->ns = ns;
+	),
+	TP_printk("device=%s xrcd=%p ret=%d ns=%llu", __get_str(device), __entry->xrcd,
+		  __entry->ret, __entry->ns)
+);
+
+TRACE_EVENT(rverbs_resolve,
+	TP_PROTO(unsigned int path, const u8 *dgid, const u8 *dmac, u8 hop_limit, u64 wait_ns),
+	TP_ARGS(path, dgid, dmac, hop_limit, wait_ns),
+	TP_STRUCT__entry(
+		__field(unsigned int, path)
+		__array(u8, dgid, 16)
+		__array(u8, dmac, ETH_ALEN)
+		__field(u8, hop_limit)
+		__field(u64, wait_ns)
+	),
+	TP_fast_assign(
+		__entry->path = path;
+		memcpy(__entry->dgid, dgid, 16);
+		memcpy(__entry->dmac, dmac, ETH_ALEN);
+		__entry->hop_limit = hop_limit;
+		__entry->wait_ns = wait_ns;
+	),
+	TP_printk("path=%s dgid=%pI6c dmac=%pM hop_limit=%u wait_ns=%llu",
+		  rverbs_show_path(__entry->path), __entry->dgid, __entry->dmac,
+		  __entry->hop_limit, __entry->wait_ns)
+);
+
+#endif /* _RVERBS_TRACE_H */
+
+/* Out of tree: the header is found through the module's -I$(src)/include. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE rverbs_trace
+#include <trace/define_trace.h>
