@@ -15,6 +15,8 @@
  *     xrcd DEV                  OPEN_XRCD                 (ib_alloc_xrcd_user)
  *     close_xrcd DEV            CLOSE_XRCD                (ib_dealloc_xrcd_user)
  *     cq DEV                    CREATE_CQ                 (the driver's create_cq)
+ *     resize_cq DEV             RESIZE_CQ                 (255 to 511 entries: the
+ *                                                          driver's resize_user_cq)
  *     qp DEV                    CREATE_QP                 (a UD QP: ib_core, the driver)
  *     mr DEV                    REG_MR                    (4 pages: ib_core, the driver;
  *                                                          none may stay pinned)
@@ -179,6 +181,20 @@ static int create_cq(struct uv *uv, __u32 *handle)
 }
 
 /*
+ * RESIZE_CQ of cq to 511 entries, with room for the soft-RoCE response (the
+ * new ring's mminfo).
+ */
+static int resize_cq(struct uv *uv, __u32 cq)
+{
+	union {
+		struct ib_uverbs_resize_cq_resp cq;
+		__u64 room[8];
+	} resp;
+
+	return resize_cq_raw(uv->fd, cq, 511, &resp, sizeof(resp));
+}
+
+/*
  * A UD QP of 64 work requests with 2 SGEs each way and 64 bytes inline, on
  * cq, with room for the soft-RoCE response (two mminfo).
  */
@@ -297,7 +313,7 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|qp|mr DEV\n"
+	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|mr DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
@@ -377,7 +393,7 @@ int main(int argc, char **argv)
 		}
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
 		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq") &&
-		   strcmp(entry, "qp") && strcmp(entry, "mr")) {
+		   strcmp(entry, "resize_cq") && strcmp(entry, "qp") && strcmp(entry, "mr")) {
 		usage();
 	}
 	if (!strcmp(entry, "mr")) {
@@ -463,6 +479,18 @@ int main(int argc, char **argv)
 			ret = create_cq(&uv, &handle);
 			injected = fail_injected();
 			if (!ret)
+				undo = destroy_cq(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "resize_cq")) {
+			if (uv_open(&uv, 1, 0) || create_cq(&uv, &handle))
+				goto setup;
+			fail_arm(n);
+			ret = resize_cq(&uv, handle);
+			injected = fail_injected();
+			/* A resize that failed leaves the CQ as it was: it resizes now. */
+			if (ret)
+				undo = resize_cq(&uv, handle);
+			if (!undo)
 				undo = destroy_cq(uv.fd, handle);
 			close(uv.fd);
 		} else if (!strcmp(entry, "qp")) {

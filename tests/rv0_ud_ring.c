@@ -737,14 +737,8 @@ static_assert(offsetof(struct resize_resp, rxe) == sizeof(struct ib_uverbs_resiz
 /* RESIZE_CQ to cqe entries, with room for out_len bytes of answer in resp. */
 static int resize_cq(int fd, __u32 cq, __u32 cqe, struct resize_resp *resp, size_t out_len)
 {
-	struct ib_uverbs_resize_cq cmd = {
-		.response = (uintptr_t)resp,
-		.cq_handle = cq,
-		.cqe = cqe,
-	};
-
 	memset(resp, 0, sizeof(*resp));
-	return uv_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &cmd, sizeof(cmd), out_len);
+	return resize_cq_raw(fd, cq, cqe, resp, out_len);
 }
 
 /* n signalled sends to itself (nothing received), in one doorbell. */

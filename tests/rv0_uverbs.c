@@ -709,6 +709,28 @@ TEST_F(ctx, create_ah_ipv6_mcast_and_destroy)
 	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
 }
 
+/*
+ * AH numbers are given cyclically (rxe_pool.c: xa_alloc_cyclic from the
+ * last one given), not the lowest free one: an AH made after one is
+ * destroyed gets the next number, not the number just freed.
+ */
+TEST_F(ctx, ah_num_given_cyclically)
+{
+	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);
+	struct ah_resp ah1, ah2;
+	__u32 pd;
+
+	ASSERT_TRUE(is_rxe_abi());	/* both devices give AH numbers */
+	ASSERT_LE(0, sgid);
+	ASSERT_EQ(0, alloc_pd(self->fd, &pd));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v6_mcast, &ah1));
+	ASSERT_EQ(0, destroy_ah(self->fd, ah1.ah_handle));
+	ASSERT_EQ(0, create_ah(self->fd, pd, sgid, dgid_v6_mcast, &ah2));
+	ASSERT_EQ(ah1.rxe.ah_num + 1, ah2.rxe.ah_num);
+	ASSERT_EQ(0, destroy_ah(self->fd, ah2.ah_handle));
+	ASSERT_EQ(0, dealloc_pd(self->fd, pd));
+}
+
 TEST_F(ctx, destroy_ah_twice_enoent)
 {
 	int sgid = gid_index("RoCE v2", self->port.gid_tbl_len);

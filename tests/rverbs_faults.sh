@@ -19,7 +19,7 @@
 # Entry points: rdma_create_user_ah and rdma_destroy_ah_user on soft-RoCE
 # (rxe0) and rv0, C core and Rust core; ib_alloc_xrcd_user and
 # ib_dealloc_xrcd_user on rv0, C and Rust (soft-RoCE has no XRC); rv0's
-# ucontext, PD, CQ and QP creation and MR registration;
+# ucontext, PD, CQ and QP creation, CQ resize and MR registration;
 # "rdma link add ... type rverbs"; loading
 # rverbs.ko (these two sampled: their first and last fault points, a few
 # between, unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
@@ -36,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 25
+ktap_set_plan 26
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and no
 # stack dump per injected fault.
@@ -187,6 +187,10 @@ run "rv0 alloc_pd" pd rv0
 # CQ, QP and MR error paths were the first runs' reference, all clean; they
 # are the C driver's code, and left out for the time CI has.)
 run "rv0 create_cq" cq rv0
+# Resizing it from 255 to 511 entries: the new ring, its mmap entry, the
+# response; after a failure the CQ must be as it was (resized again, then
+# destroyed).
+run "rv0 resize_cq" resize_cq rv0
 # A UD QP: ib_core's part (the object, restrack, security), the driver's
 # (its number, two rings, two mmap entries, the response).
 run "rv0 create_qp" qp rv0

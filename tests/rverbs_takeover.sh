@@ -6,7 +6,8 @@
 # and rxe1 (second namespace) and every AH goes through Rust; objects cross
 # the modes (created under C, destroyed under Rust and the reverse); it can
 # be switched off while UD traffic runs; XRCD on rxe fails as in C; the
-# Rust core's entry points can be probed (kprobes count its calls).
+# Rust core's entry points can be probed (kprobes count its calls) and its
+# tracepoints (rverbs:*) show each create, destroy and resolution.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -97,9 +98,56 @@ kprobe_hits() {
 	[ $ok = 1 ]
 }
 
+# traced ARGS... - the events of rverbs' tracepoints (rverbs:*) while
+# ah_probe makes one AH on rxe0 with ARGS: "EVENT: FIELDS" lines.
+traced() {
+	local t=/sys/kernel/tracing
+	[ -e $t/trace ] || mount -t tracefs tracefs $t || return 1
+	: >$t/trace
+	echo 1 >$t/events/rverbs/enable || return 1
+	$PROBE -d rxe0 "$@" >/dev/null
+	echo 0 >$t/events/rverbs/enable
+	grep -o 'rverbs_[a-z_]*: .*' $t/trace
+}
+
+# trace_cached - a create to the cached IPv4 neighbour and its destroy are
+# traced: the resolution by a valid neighbour, with B's MAC, no wait, then
+# the create (ret 0, same MAC, hop limit 64), then the destroy of that AH.
+trace_cached() {
+	local out mac ah
+	mac=$(ip neigh show $IP4_B dev veth0 | awk '{ print $3 }')
+	out=$(traced -s "$GID_A" -g ::ffff:$IP4_B)
+	printf '%s\n' "$out" | sed 's/^/# /'
+	ah=$(printf '%s\n' "$out" | sed -n 's/^rverbs_create_ah: .* ah=\([0-9a-f]*\) ret=0 .*/\1/p')
+	[ "$(printf '%s\n' "$out" | wc -l)" = 3 ] &&
+		printf '%s\n' "$out" | sed -n 1p |
+		grep -q "^rverbs_resolve: path=neigh dgid=::ffff:$IP4_B dmac=$mac hop_limit=64 wait_ns=0$" &&
+		printf '%s\n' "$out" | sed -n 2p |
+		grep -q "^rverbs_create_ah: device=rxe0 ah=$ah ret=0 port=1 type=2 sgid_index=$GID_A dgid=::ffff:$IP4_B dmac=$mac hop_limit=64 ns=[1-9]" &&
+		printf '%s\n' "$out" | sed -n 3p | grep -q "^rverbs_destroy_ah: device=rxe0 ah=$ah ret=0 ns=[1-9]"
+}
+
+# trace_multicast - a multicast destination is traced with its mapped MAC.
+trace_multicast() {
+	traced -s "$GID_A" -g ::ffff:239.1.2.3 | head -n 1 |
+		grep -q '^rverbs_resolve: path=multicast dgid=::ffff:239.1.2.3 dmac=01:00:5e:01:02:03 '
+}
+
+# trace_failure - a create that fails in the kernel (an on-link address
+# nobody has: ARP times out after 1 s) is traced with its error and the
+# hop limit ib_core sets on failure, and nothing was resolved.
+trace_failure() {
+	local out
+	out=$(traced -s "$GID_A" -g ::ffff:192.0.2.99)
+	printf '%s\n' "$out" | sed 's/^/# /'
+	[ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] &&
+		printf '%s\n' "$out" |
+		grep -q '^rverbs_create_ah: device=rxe0 ah=0000000000000000 ret=-110 .* dgid=::ffff:192.0.2.99 .* hop_limit=255 ns=[1-9]'
+}
+
 ktap_print_header
 setup || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 17
+ktap_set_plan 21
 ping -c 1 -W 2 $IP4_B >/dev/null
 
 ksft_check "takeover loads, its transition completes" takeover_on
@@ -119,6 +167,11 @@ ksft_check "ibv_rc_pingpong rxe0 -> rxe1, takeover on (RC: no AH, no core involv
 ksft_check "rping rxe0 -> rxe1, takeover on (RC through rdma_cm: no AH, no core involved)" rping_pair
 ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user fire once per AH, takeover on" \
 	kprobe_hits 7 7
+ksft_check "tracepoints: a cached IPv4 AH is traced resolved (neighbour, MAC, no wait), created and destroyed" \
+	trace_cached
+ksft_check "tracepoints: a multicast AH is traced with its mapped MAC" trace_multicast
+ksft_check "tracepoints: a failing create is traced with its error (ETIMEDOUT), nothing resolved" \
+	trace_failure
 # Soft-RoCE has no XRC: libibverbs fails ibv_open_xrcd before the kernel.
 ksft_check "ibv_open_xrcd on rxe0 fails with EOPNOTSUPP in libibverbs, takeover on (no core involved)" \
 	xrcd_no_core
@@ -127,6 +180,8 @@ ksft_check "takeover disables and unloads" takeover_off
 ksft_check "ibv_open_xrcd on rxe0 fails with EOPNOTSUPP in libibverbs, takeover off" xrcd_no_core
 ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user stay at 0, takeover off" \
 	kprobe_hits 7 0
+ksft_check "tracepoints stay silent with the takeover off (ib_core's C core runs)" \
+	test -z "$(traced -s "$GID_A" -g ::ffff:$IP4_B)"
 
 created=$(counter ah_created)
 destroyed=$(counter ah_destroyed)

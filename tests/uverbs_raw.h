@@ -167,6 +167,22 @@ static inline int create_cq_raw(int fd, __u32 cqe, __u32 comp_vector, void *resp
 	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), resp_len);
 }
 
+/*
+ * RESIZE_CQ of cq to cqe entries: resp (resp_len bytes: the core response,
+ * then room for the driver's) receives the answer.
+ */
+static inline int resize_cq_raw(int fd, __u32 cq, __u32 cqe, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_resize_cq cmd = {
+		.response = (uintptr_t)resp,
+		.cq_handle = cq,
+		.cqe = cqe,
+	};
+
+	memset(resp, 0, resp_len);
+	return uv_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &cmd, sizeof(cmd), resp_len);
+}
+
 static inline int destroy_cq(int fd, __u32 cq)
 {
 	struct ib_uverbs_destroy_cq_resp resp;

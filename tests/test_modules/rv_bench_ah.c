@@ -193,13 +193,18 @@ static int lookup(const struct bench *b, const struct ib_gid_attr *gid, u8 *mac)
 			return PTR_ERR(dst);
 		}
 	}
+	/* As ib_core's dst_fetch_ha: the state and the MAC under the entry's lock. */
 	n = dst_neigh_lookup(dst, b->dgid.raw + (dst->ops->family == AF_INET ? 12 : 0));
-	if (n && (READ_ONCE(n->nud_state) & NUD_VALID))
-		neigh_ha_snapshot(mac, n, ndev);
-	else
-		ret = -ENODATA;
-	if (n)
+	ret = -ENODATA;
+	if (n) {
+		read_lock_bh(&n->lock);
+		if (n->nud_state & NUD_VALID) {
+			neigh_ha_snapshot(mac, n, ndev);
+			ret = 0;
+		}
+		read_unlock_bh(&n->lock);
 		neigh_release(n);
+	}
 	dst_release(dst);
 	rcu_read_unlock();
 	return ret;
