@@ -128,8 +128,8 @@ run: modules kdir
 	scripts/vm.sh $(CURDIR)/scripts/demo.sh
 
 # The guest starts with a clean environment: the sizes of make bench
-# (RVERBS_BENCH_COUNT=, _ROUNDS=, _KREPS=, _SECONDS=) reach it on its
-# command line.
+# (RVERBS_BENCH_COUNT=, _ROUNDS=, _KREPS=, _SECONDS=, _SCALE=, _SROUNDS=)
+# reach it on its command line.
 BENCH_ENV = $(foreach v,$(filter RVERBS_BENCH_%,$(.VARIABLES)),$(v)=$($(v)))
 
 ## make bench           C core vs Rust core benchmark, side by side, in the VM

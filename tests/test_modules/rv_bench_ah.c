@@ -26,7 +26,8 @@
  *   @scale=N   N live AHs to @dgid, made in batches of @batch (time per AH
  *              of each batch: kinds c_batch, rust_batch, the batch number
  *              as round), then the slab memory they hold per AH (c_bytes,
- *              rust_bytes), then all destroyed; C first, then Rust
+ *              rust_bytes), then all destroyed; each core @rounds times,
+ *              taking turns (C first in even rounds)
  *
  * @rounds rounds of @reps pairs of each kind; in a round the kinds take
  * turns in blocks of @block pairs, so that a stretch of noise (the host of
@@ -430,14 +431,19 @@ static int run_scale_core(struct bench *b, struct ib_ah **ahs, bool rust)
 static int run_scale(struct bench *b)
 {
 	struct ib_ah **ahs;
-	int ret;
+	int r, ret = 0;
 
 	if (scale < 1 || batch < 1)
 		return -EINVAL;
 	ahs = vcalloc(scale, sizeof(*ahs));
 	if (!ahs)
 		return -ENOMEM;
-	ret = run_scale_core(b, ahs, false) ?: run_scale_core(b, ahs, true);
+	/* @rounds times each, C first in even rounds, Rust first in odd ones. */
+	for (r = 0; r < rounds && !ret; r++) {
+		bool first_rust = r & 1;
+
+		ret = run_scale_core(b, ahs, first_rust) ?: run_scale_core(b, ahs, !first_rust);
+	}
 	vfree(ahs);
 	return ret;
 }
