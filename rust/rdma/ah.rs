@@ -157,7 +157,9 @@ impl AhHandle {
             return Err(e);
         }
         // The handle's reference to the entry: the one taken above, or the
-        // one of `attr`, which is left without an entry.
+        // one of `attr`, which is left without an entry. (A driver does not
+        // change the attribute's entry: ib_core's `rdma_unfill_sgid_attr`
+        // gives back the one it set, too.)
         let owned = match sgid_ref {
             SgidRef::Hold => held,
             SgidRef::Take if !sgid_raw.is_null() => attr.take_sgid_attr(),
