@@ -68,61 +68,45 @@ TRACE_EVENT(rverbs_create_ah,
 		  __entry->ns)
 );
 
-TRACE_EVENT(rverbs_destroy_ah,
-	TP_PROTO(const struct ib_device *device, const struct ib_ah *ah, int ret, u64 ns),
-	TP_ARGS(device, ah, ret, ns),
+/*
+ * The verbs whose result is an object or an error, or an error code: the
+ * device, the object (NULL on error), the result and the time.  Printed as
+ * an XRCD; rverbs_destroy_ah prints it as an AH.
+ */
+DECLARE_EVENT_CLASS(rverbs_object,
+	TP_PROTO(const struct ib_device *device, const void *obj, int ret, u64 ns),
+	TP_ARGS(device, obj, ret, ns),
 	TP_STRUCT__entry(
 		__string(device, dev_name(&device->dev))
-		__field(const void *, ah)
+		__field(const void *, obj)
 		__field(int, ret)
 		__field(u64, ns)
 	),
 	TP_fast_assign(
 		__assign_str(device);
-		__entry->ah = ah;
+		__entry->obj = obj;
 		__entry->ret = ret;
 		__entry->ns = ns;
 	),
-	TP_printk("device=%s ah=%p ret=%d ns=%llu", __get_str(device), __entry->ah,
+	TP_printk("device=%s xrcd=%p ret=%d ns=%llu", __get_str(device), __entry->obj,
 		  __entry->ret, __entry->ns)
 );
 
-TRACE_EVENT(rverbs_alloc_xrcd,
-	TP_PROTO(const struct ib_device *device, const struct ib_xrcd *xrcd, u64 ns),
-	TP_ARGS(device, xrcd, ns),
-	TP_STRUCT__entry(
-		__string(device, dev_name(&device->dev))
-		__field(const void *, xrcd)
-		__field(int, ret)
-		__field(u64, ns)
-	),
-	TP_fast_assign(
-		__assign_str(device);
-		__entry->xrcd = IS_ERR(xrcd) ? NULL : xrcd;
-		__entry->ret = IS_ERR(xrcd) ? PTR_ERR(xrcd) : 0;
-		__entry->ns = ns;
-	),
-	TP_printk("device=%s xrcd=%p ret=%d ns=%llu", __get_str(device), __entry->xrcd,
+DEFINE_EVENT_PRINT(rverbs_object, rverbs_destroy_ah,
+	TP_PROTO(const struct ib_device *device, const void *obj, int ret, u64 ns),
+	TP_ARGS(device, obj, ret, ns),
+	TP_printk("device=%s ah=%p ret=%d ns=%llu", __get_str(device), __entry->obj,
 		  __entry->ret, __entry->ns)
 );
 
-TRACE_EVENT(rverbs_dealloc_xrcd,
-	TP_PROTO(const struct ib_device *device, const struct ib_xrcd *xrcd, int ret, u64 ns),
-	TP_ARGS(device, xrcd, ret, ns),
-	TP_STRUCT__entry(
-		__string(device, dev_name(&device->dev))
-		__field(const void *, xrcd)
-		__field(int, ret)
-		__field(u64, ns)
-	),
-	TP_fast_assign(
-		__assign_str(device);
-		__entry->xrcd = xrcd;
-		__entry->ret = ret;
-		__entry->ns = ns;
-	),
-	TP_printk("device=%s xrcd=%p ret=%d ns=%llu", __get_str(device), __entry->xrcd,
-		  __entry->ret, __entry->ns)
+DEFINE_EVENT(rverbs_object, rverbs_alloc_xrcd,
+	TP_PROTO(const struct ib_device *device, const void *obj, int ret, u64 ns),
+	TP_ARGS(device, obj, ret, ns)
+);
+
+DEFINE_EVENT(rverbs_object, rverbs_dealloc_xrcd,
+	TP_PROTO(const struct ib_device *device, const void *obj, int ret, u64 ns),
+	TP_ARGS(device, obj, ret, ns)
 );
 
 TRACE_EVENT(rverbs_resolve,

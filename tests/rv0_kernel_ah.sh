@@ -73,14 +73,33 @@ ksft_check "rv0 has no PD or AH left" \
 
 # xrcd_busy MODE - one case: rv_xrcd.ko's checks pass on rv0, and the core
 # of MODE ran them: with Rust, one XRCD allocated and deallocated and one
-# EBUSY counted; with C, no counter of the Rust core moves.
+# EBUSY counted, and traced (rverbs:rverbs_alloc_xrcd, _dealloc_xrcd: the
+# same XRCD allocated, refused with EBUSY, deallocated); with C, no counter
+# of the Rust core moves and nothing is traced.
 xrcd_busy() {
-	local mode=$1 before after ok=1 moved want
+	local mode=$1 before after ok=1 moved want trace t=/sys/kernel/tracing x
+	[ -e $t/trace ] || mount -t tracefs tracefs $t
+	: >$t/trace
+	echo 1 >$t/events/rverbs/rverbs_alloc_xrcd/enable
+	echo 1 >$t/events/rverbs/rverbs_dealloc_xrcd/enable
 	before=$(counters_all)
 	kmsg_mark
 	insmod "$KXRCD" netdev=veth0 || ok=0
 	kmsg_since | grep rv_xrcd | sed 's/^/# /'
 	rmmod rv_xrcd 2>/dev/null
+	echo 0 >$t/events/rverbs/rverbs_alloc_xrcd/enable
+	echo 0 >$t/events/rverbs/rverbs_dealloc_xrcd/enable
+	trace=$(grep -o 'rverbs_[a-z_]*: .*' $t/trace | sed 's/ ns=[0-9]*$//')
+	printf '%s\n' "$trace" | sed 's/^/# /'
+	x=$(printf '%s\n' "$trace" | sed -n 's/^rverbs_alloc_xrcd: device=rv0 xrcd=\([0-9a-f]*\) ret=0$/\1/p')
+	want="rverbs_alloc_xrcd: device=rv0 xrcd=$x ret=0
+rverbs_dealloc_xrcd: device=rv0 xrcd=$x ret=-16
+rverbs_dealloc_xrcd: device=rv0 xrcd=$x ret=0"
+	[ "$mode" = C ] && want=
+	if [ "$trace" != "$want" ]; then
+		ok=0
+		ktap_print_msg "the rverbs XRCD tracepoints did not show the expected events"
+	fi
 	after=$(counters_all)
 	moved=$(counters_moved "$before" "$after" | tr '\n' ' ')
 	want="xrcd_allocated +1 xrcd_deallocated +1 error.16 +1 "

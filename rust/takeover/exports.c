@@ -74,7 +74,8 @@ struct ib_xrcd *rverbs_alloc_xrcd_user(struct ib_device *device, struct inode *i
 	if (!IS_ERR(xrcd))
 		rverbs_event_count(RVERBS_EVENT_XRCD_ALLOCATED);
 	if (tracing)
-		trace_rverbs_alloc_xrcd(device, xrcd, ktime_get_ns() - start);
+		trace_rverbs_alloc_xrcd(device, IS_ERR(xrcd) ? NULL : xrcd, PTR_ERR_OR_ZERO(xrcd),
+					ktime_get_ns() - start);
 	return xrcd;
 }
 EXPORT_SYMBOL_GPL(rverbs_alloc_xrcd_user);
