@@ -133,6 +133,37 @@ else
 	not_ok "kernel WARNING during t_skip.sh: logcheck.sh fails and names t_skip.sh"
 fi
 
+# The trace events' warnings of a module loaded under fault injection are
+# excused inside an alloc-failures window only, and counted by --excused
+# (vm.sh then allows the W taint); any other WARNING in that window, and the
+# same warning outside it, still fail the log check.
+trace_warn() {
+	printf '%s\n' "[    $1.000000] ------------[ cut here ]------------" \
+		"[    $1.000001] WARNING: kernel/trace/trace_events.c:3058 at event_define_fields+0x5f2/0x610, CPU#1: fault_nth/2197" \
+		"[    $1.000002] Call Trace:" "[    $1.000003]  <TASK>" "[    $1.000004]  </TASK>"
+}
+{
+	echo '[    1.000000] rverbs-vm: test t_one.sh (tainted 0)'
+	echo '[    1.500000] rverbs-expect: begin alloc-failures'
+	trace_warn 2
+	echo '[    2.500000] rverbs-expect: end'
+} >"$tmp/trace_ok.log"
+{ cat "$tmp/trace_ok.log"; trace_warn 3; } >"$tmp/trace_out.log"
+{
+	sed '/rverbs-expect: end/d' "$tmp/trace_ok.log"
+	echo '[    2.600000] WARNING: CPU: 0 PID: 42 at drivers/infiniband/core/verbs.c:1 f+0x1/0x2'
+	echo '[    2.700000] rverbs-expect: end'
+} >"$tmp/trace_other.log"
+if "$top/scripts/logcheck.sh" "$tmp/trace_ok.log" >/dev/null &&
+	[ "$("$top/scripts/logcheck.sh" --excused "$tmp/trace_ok.log")" = 1 ] &&
+	! "$top/scripts/logcheck.sh" "$tmp/trace_out.log" >/dev/null &&
+	other=$("$top/scripts/logcheck.sh" "$tmp/trace_other.log"; echo "rc=$?") &&
+	grep -q '^t_one.sh: .*verbs.c:1' <<<"$other" && grep -qx 'rc=1' <<<"$other"; then
+	ok "trace-event warnings: excused and counted in an alloc-failures window only"
+else
+	not_ok "trace-event warnings: excused and counted in an alloc-failures window only"
+fi
+
 # kmemleak's summary line: a failure before the planted leak's window; after
 # it, the planted objects may still be found (guest.sh judges each object).
 cat >"$tmp/leak.log" <<'EOF'

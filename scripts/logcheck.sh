@@ -46,7 +46,7 @@ set -uo pipefail
 all=0 excused_count=0
 [ "${1:-}" = --all ] && { all=1; shift; }
 [ "${1:-}" = --excused ] && { excused_count=1; shift; }
-log=${1:?usage: logcheck.sh [--all] LOG}
+log=${1:?usage: logcheck.sh [--all | --excused] LOG}
 
 # Lockdep's reports start with WARNING: or BUG: ("WARNING: possible circular
 # locking dependency detected", "BUG: held lock freed!"); its boot banner
