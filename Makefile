@@ -149,8 +149,11 @@ fmt: $(KDIR_DEP)
 	scripts/lint.sh --fix
 
 ## make check           lint + build + the whole kselftest suite, one VM boot
-check: kdir lint harness-selftest
-	$(MAKE) deb
+##                      (each step timed: scripts/step.sh)
+check: kdir
+	@scripts/step.sh "stock: lint" $(MAKE) -s lint
+	@scripts/step.sh "stock: harness self-test" $(MAKE) -s harness-selftest
+	@scripts/step.sh "stock: module and package" $(MAKE) deb
 	scripts/check.sh
 
 ## make harness-selftest  planted harness failures must fail a run (host only)
@@ -162,11 +165,14 @@ debug-kernel: toolchain
 	@scripts/mkdebugkernel.sh
 
 ## make check-debug     the suite again on the debug kernel, one VM boot
-check-debug: debug-kernel kdir harness-selftest
+check-debug: kdir
+	@scripts/step.sh "debug: kernel" $(MAKE) -s debug-kernel
+	@scripts/step.sh "debug: harness self-test" $(MAKE) -s harness-selftest
 	scripts/check.sh --debug
 
-## make check-all      both lanes, as CI (.ci/run) runs them: check, then
-##                      check-debug, and one closing line for both
+## make check-all      both lanes, as CI (.ci/run) runs them: check and
+##                      check-debug side by side, each step's time, and one
+##                      closing line for both
 check-all:
 	scripts/check-all.sh
 

@@ -73,7 +73,6 @@ expect_fail() {
 }
 
 echo "TAP version 13"
-echo "1..13"
 
 good | summary control
 if [ $? -eq 0 ] && tail -n 1 "$tmp/control.out" | grep -qx '4 passed, 0 failed, 1 skipped'; then
@@ -116,6 +115,42 @@ else
 fi
 { good; good | sed '/^# selftests: rverbs: t_three.sh$/,$d'; } | summary second_cut_short
 expect_fail second_cut_short "suite did not finish" "2 of 3 tests reported" $?
+
+# A test that ran no case: an empty nested plan passes nothing, and a
+# whole-test skip is pinned like a skipped case.
+empty_plan() {
+	good | sed '/^# selftests: rverbs: t_three.sh$/,/^ok 3/{/^# [^s]/d}' |
+		sed "s/^# selftests: rverbs: t_three.sh\$/&\n# TAP version 13\n# 1..0$1/; s/^ok 3 selftests: rverbs: t_three.sh\$/&$2/"
+}
+empty_plan "" "" | summary empty_plan
+expect_fail empty_plan t_three.sh "no cases run (plan 1..0)" $?
+empty_plan " # SKIP nothing to do" " # SKIP" | summary empty_plan_skip
+expect_fail empty_plan_skip t_three.sh "unexpected skip" $?
+
+# A lane's floor: the control run's 4 passed cases under a floor of 5 fail.
+good | cat >"$tmp/floor.log"
+"$top/scripts/ktap-summary.sh" --floor 5 "$tmp/floor.log" "$tmp/skips" >"$tmp/floor.out" 2>&1
+expect_fail floor "4 cases passed" "fewer than the floor of 5" $?
+
+# A test name that is no test of the run (make check TESTS=typo.sh) is a
+# failed case, not an empty run that passes: tests/run_suite.sh's own
+# output, on the host (it runs nothing else when no name is known).
+if [ -d "$("$top/scripts/kdir-path.sh" src)/tools/testing/selftests/kselftest" ]; then
+	mkdir -p "$tmp/bin"
+	RVERBS_TESTS="rverbs_module.sh typo.sh" RVERBS_LANE=modsig "$top/tests/run_suite.sh" "$tmp/bin" \
+		>"$tmp/unknown.log" 2>&1
+	run_rc=$?
+	"$top/scripts/ktap-summary.sh" "$tmp/unknown.log" "$tmp/skips" >"$tmp/unknown.out" 2>&1
+	sum_rc=$?
+	if [ "$run_rc" -ne 0 ]; then
+		expect_fail unknown typo.sh "no such test" "$sum_rc"
+	else
+		sed 's/^/# /' "$tmp/unknown.log"
+		not_ok "unknown: run_suite.sh fails a run of an unknown test"
+	fi
+else
+	not_ok "unknown: the kernel source's kselftest runner is missing (make kdir first)"
+fi
 
 # A WARNING in the kernel log while t_skip.sh runs: logcheck.sh names it.
 cat >"$tmp/dmesg.log" <<'EOF'
@@ -202,5 +237,6 @@ else
 	not_ok "kmemleak's summary of the final scans: not flagged"
 fi
 
+echo "1..$n"
 echo "# harness self-test: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -15,15 +15,30 @@
 # and skipped cases, then the closing line "N passed, N failed, N skipped";
 # exits non-zero when anything failed or the suite did not finish.
 #
+# A test whose nested plan is empty ("# 1..0", as kselftest prints for a
+# test that ran no case) passes nothing: with a passing result it fails as
+# "no cases run"; skipped, it is a whole-test skip, pinned like a case
+# (below).
+#
+# --floor N: the lane's floor on its case count (tests/case-floors, for a run
+# of the whole lane): fewer than N passed cases fail the run, so that tests
+# or cases that silently stop running cannot pass as a shorter green run.
+#
 # Skips are pinned: a skipped case (or a whole test skipped) that is not in
 # EXPECTED_SKIPS (default tests/expected-skips: "TEST: CASE | why") fails as
 # an unexpected skip; a listed case that passed is reported (the list is out
 # of date), and does not fail the run.
-log=${1:?usage: ktap-summary.sh LOG [EXPECTED_SKIPS]}
+floor=0
+if [ "${1:-}" = --floor ]; then
+	floor=${2:?usage: ktap-summary.sh [--floor N] LOG [EXPECTED_SKIPS]}
+	[[ $floor =~ ^[0-9]+$ ]] || { echo "ktap-summary.sh: --floor takes a number, not '$floor'" >&2; exit 2; }
+	shift 2
+fi
+log=${1:?usage: ktap-summary.sh [--floor N] LOG [EXPECTED_SKIPS]}
 expected=${2:-$(dirname "$0")/../tests/expected-skips}
 [ -r "$expected" ] || { echo "ktap-summary.sh: cannot read $expected" >&2; exit 2; }
 
-awk -v expected="$expected" '
+awk -v expected="$expected" -v floor="$floor" '
 function reset() { np = 0; nf = 0; ns = 0; nplan = -1 }
 function result(line,    ok, name, directive) {
 	ok = (line !~ /^not ok/)
@@ -82,6 +97,8 @@ function finished() {
 		# Every test of rverbs prints KTAP; the upstream rdma selftests
 		# print none and are judged by their exit status.
 		count("fail", test, "no KTAP output")
+	else if (n == 0 && nplan == 0 && r[1] == "pass")
+		count("fail", test, "no cases run (plan 1..0)")
 	else if (n == 0 && nplan <= 0)
 		count(r[1], test, r[3])
 	else if (nplan >= 0 && n != nplan)
@@ -95,6 +112,10 @@ function finished() {
 }
 END {
 	finished()
+	if (passed < floor) {
+		failed++
+		fails[failed] = sprintf("%d cases passed, fewer than the floor of %d (tests/case-floors)", passed, floor)
+	}
 	if (skipped) { print "skipped (expected, tests/expected-skips):"; for (i = 1; i <= skipped; i++) print "  " skips[i] }
 	if (nstale) {
 		print "listed as expected skips, yet passed (update tests/expected-skips):"

@@ -90,3 +90,10 @@ dbgk_key() {
 dbgk_base() {
 	echo "$RVERBS_CACHE/dbgk-$(dbgk_key)"
 }
+
+# step_record NAME SECONDS [EXIT] - report one timed step of a check run
+# (scripts/step.sh): printed, and appended to $RVERBS_STEPS when it is set.
+step_record() {
+	info "step $1: $2 s${3:+ (exit $3)}"
+	[ -z "${RVERBS_STEPS:-}" ] || printf '%s\t%s\t%s\n' "$1" "$2" "${3:-0}" >>"$RVERBS_STEPS"
+}

@@ -114,7 +114,12 @@ boot() {
 	# is the kernel's own boot gone wrong (the five-level paging storm, above,
 	# before no5lvl); that one is recognised at once.
 	local start=$SECONDS
+	booted=
 	while kill -0 $vng_pid 2>/dev/null; do
+		if [ -z "$booted" ] && [ -e "$out/dmesg.log" ]; then
+			booted=$((SECONDS - start))
+			info "the guest started the command after $booted s"
+		fi
 		if [ ! -e "$out/dmesg.log" ] &&
 			{ [ $((SECONDS - start)) -ge "$boot_s" ] ||
 			grep -q '^\[    0\.[0-9]*\] BUG: KASAN' "$out/boot.log" 2>/dev/null; }; then
@@ -131,6 +136,7 @@ boot() {
 	vrc=$?
 	wait $tail_pid
 }
+vm_start=$SECONDS
 boot_s=${RVERBS_VM_BOOT_TIMEOUT:-300}
 [ -n "${RVERBS_VM_KERNEL:-}" ] && boot_s=${RVERBS_VM_BOOT_TIMEOUT:-600}
 # Up to three more boots, a safety net: a hang in the kernel's own boot is
@@ -150,6 +156,12 @@ while [ $? = 125 ]; do
 	boot
 done
 set -e
+# RVERBS_VM_STEP=NAME (scripts/check.sh): the boot's time until the guest
+# started the command, and the whole run's, as steps of the check run.
+if [ -n "${RVERBS_VM_STEP:-}" ]; then
+	step_record "$RVERBS_VM_STEP: until the command (try $tries)" "${booted:-$((SECONDS - vm_start))}"
+	step_record "$RVERBS_VM_STEP: in all" $((SECONDS - vm_start)) "$vrc"
+fi
 # The last test the guest started, from its streamed kernel log.
 last_test() {
 	sed -n 's/.*rverbs-vm: test \(.*\) (tainted.*/\1/p' "$out/dmesg.log" 2>/dev/null | tail -n 1

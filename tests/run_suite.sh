@@ -58,10 +58,20 @@ if [ "${RVERBS_LANE:-}" = modsig ]; then
 		tests+=("$RVERBS_TOP/tests/$t")
 	done
 fi
+# A name that is no test of the run is a failed case of its own, not a run
+# of nothing that passes (make check TESTS=typo.sh).
+unknown=()
 if [ -n "${RVERBS_TESTS:-}" ]; then
 	chosen=()
 	for t in "${tests[@]}"; do
 		[[ " $RVERBS_TESTS " == *" ${t##*/} "* ]] && chosen+=("$t")
+	done
+	for name in $RVERBS_TESTS; do
+		found=
+		for t in "${chosen[@]}"; do
+			[ "${t##*/}" = "$name" ] && found=1 && break
+		done
+		[ -n "$found" ] || unknown+=("$name")
 	done
 	tests=("${chosen[@]}")
 fi
@@ -75,7 +85,11 @@ kselftest_override_timeout=$(sed -n 's/^timeout=//p' "$RVERBS_TOP/tests/settings
 [ "${RVERBS_LANE:-}" = debug ] && kselftest_override_timeout=$((kselftest_override_timeout * 3))
 
 ktap_print_header
-ktap_set_plan "${#tests[@]}"
+ktap_set_plan $((${#tests[@]} + ${#unknown[@]}))
+for name in "${unknown[@]}"; do
+	echo "# selftests: rverbs: $name"
+	ktap_test_fail "selftests: rverbs: $name # no such test in this run (tests/Makefile)"
+done
 for t in "${tests[@]}"; do
 	case $t in
 	"$KSFT_DIR"/*) dir=${t#"$KSFT_DIR"/}; dir=${dir%/*} ;;
