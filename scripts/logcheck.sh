@@ -52,7 +52,7 @@ log=${1:?usage: logcheck.sh [--all | --excused] LOG}
 # locking dependency detected", "BUG: held lock freed!"); its boot banner
 # ("RCU lockdep checking is enabled") and kmemleak's ("memory leak detector
 # initialized") are not reports.
-pattern='Oops|BUG:|WARNING:|kernel BUG|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|lockdep is turned off|suspicious RCU usage|INFO: rcu_.* detected stall|soft lockup|hung_task|UBSAN:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|unreferenced object|unregister_netdevice: waiting for|refcount_t:|ref_tracker|RESTRACK'
+pattern='Oops|BUG:|WARNING:|kernel BUG|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|lockdep is turned off|suspicious RCU usage|INFO: rcu_.* detected stall|soft lockup|hung_task|blocked for more than [0-9]+ seconds|UBSAN:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|unreferenced object|unregister_netdevice: waiting for|refcount_t:|ref_tracker|RESTRACK'
 
 awk -v pat="$pattern" -v all=$all -v count=$excused_count '
 	/rverbs-vm: test / {

@@ -37,6 +37,28 @@ ksft_check() {
 	fi
 }
 
+# hang_detectors_on - the kernel reports hangs, which the lanes' log check
+# (scripts/logcheck.sh) fails on: a task blocked in D state (the hung-task
+# detector, its timeout not 0), a CPU that does not schedule (the soft-lockup
+# watchdog) and an RCU stall (stall warnings not suppressed).  Says which
+# is off.
+hang_detectors_on() {
+	local f v ok=0
+	for f in /proc/sys/kernel/hung_task_timeout_secs /proc/sys/kernel/soft_watchdog \
+		/sys/module/rcupdate/parameters/rcu_cpu_stall_suppress; do
+		if ! read -r v <"$f" 2>/dev/null; then
+			ktap_print_msg "$f is missing: the kernel lacks that detector"
+			ok=1
+			continue
+		fi
+		case $f in
+		*/rcu_cpu_stall_suppress) [ "$v" = 0 ] ;;
+		*) [ "$v" != 0 ] ;;
+		esac || { ktap_print_msg "$f is $v: that detector is off"; ok=1; }
+	done
+	return $ok
+}
+
 kmsg_mark() {
 	KMSG_MARK="rverbs-test: mark $$ $RANDOM"
 	echo "$KMSG_MARK" >/dev/kmsg
@@ -267,4 +289,74 @@ teardown() {
 	ns_cleanup
 	rmmod rverbs 2>/dev/null || true
 	modprobe -r rdma_rxe 2>/dev/null || true
+}
+
+# rdmacore_run OUT DEV TIMEOUT MODULE... - rdma-core's own Python tests
+# (pyverbs, run_tests.py) of MODULEs on DEV. OUT gets one line per test,
+# sorted: "name<TAB>result<TAB>detail", result ok, skipped, FAIL, ERROR,
+# expected_failure or unexpected_success; detail is the skip reason, or for
+# a FAIL or ERROR "failing source line -> exception" from its traceback. A
+# class or module fixture that failed or skipped (setUpClass, ...) is a line
+# of its own ("tests.mod.Class.setUpClass"): the tests it kept from running
+# are then not lost. A run that did not finish as unittest finishes (an exit
+# status other than 0 or 1: a crash, a signal, the timeout; no "Ran N tests"
+# line; or N not the number of tests read) adds the line
+# "run_tests.py<TAB>ERROR<TAB>why", so that it fails the caller's checks.
+rdmacore_run() {
+	local out=$1 dev=$2 limit=$3 rc ran n
+	shift 3
+	(cd "${RDMA_CORE_TESTS:?}" && timeout "$limit" python3 run_tests.py --dev "$dev" -v "$@") \
+		>"$out.log" 2>&1
+	rc=$?
+	awk '
+		# "test_x (tests.mod.Class.test_x)", maybe a docstring line, then
+		# "... result" at the end of a line; a fixture is
+		# "setUpClass (tests.mod.Class) ... result".
+		!inb && /^test[^ ]* \([^)]*\)/ { name = $2; gsub(/[()]/, "", name) }
+		!inb && /^(setUp|tearDown)(Class|Module) \([^)]*\)/ {
+			name = $2; gsub(/[()]/, "", name); name = name "." $1
+		}
+		!inb && name != "" &&
+		match($0, / \.\.\. (ok|skipped|FAIL|ERROR|expected failure|unexpected success)/) {
+			r = substr($0, RSTART + 5)
+			why = ""
+			if (r ~ /^skipped/) {
+				why = r; sub(/^skipped */, "", why)
+				gsub(/^'\''|'\''$/, "", why); gsub(/#/, "", why)
+				r = "skipped"
+			} else if (r ~ /^(expected failure|unexpected success)/) {
+				sub(/ /, "_", r); sub(/ .*/, "", r)
+			} else
+				sub(/ .*/, "", r)
+			n++; names[n] = name; res[n] = r; whys[n] = why; name = ""
+			next
+		}
+		# The report of a FAIL or ERROR: header, docstring, dashes,
+		# traceback, then the dashes or equals of what follows.
+		/^(FAIL|ERROR): [^ ]+ \(/ {
+			blk = $3; gsub(/[()]/, "", blk)
+			if ($2 !~ /^test/) blk = blk "." $2
+			inb = 1; seps = 0; next
+		}
+		inb && /^(-+|=+)$/ { if (++seps == 2) inb = 0; next }
+		inb && seps == 1 && /^  File "/ {
+			if ((getline src) > 0) { gsub(/^ +| +$/, "", src); last[blk] = src }
+			next
+		}
+		inb && seps == 1 && /^[A-Za-z_][A-Za-z0-9_.]*(:|$)/ { exc[blk] = $0 }
+		END {
+			for (i = 1; i <= n; i++) {
+				d = whys[i]
+				if (res[i] == "FAIL" || res[i] == "ERROR")
+					d = last[names[i]] " -> " exc[names[i]]
+				printf "%s\t%s\t%s\n", names[i], res[i], d
+			}
+		}
+	' "$out.log" | sort >"$out"
+	ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$out.log" | tail -n 1)
+	n=$(grep -cvE '\.(setUp|tearDown)(Class|Module)	' "$out")
+	if [ "$rc" -gt 1 ] || [ -z "$ran" ] || [ "$ran" != "$n" ]; then
+		printf 'run_tests.py\tERROR\texit status %s, "Ran %s tests", %s tests read\n' \
+			"$rc" "${ran:-no}" "$n" >>"$out"
+	fi
 }

@@ -94,53 +94,9 @@ test_qpex.QpExTestCase.test_qp_ex_rc_send	rv0 has UD QPs only (issue 11)
 test_qpex.QpExTestCase.test_qp_ex_rc_send_imm	rv0 has UD QPs only (issue 11)
 "
 
-# run_suite OUT [DEV] - run the rdma-core tests on DEV (rv0). OUT gets one line per
-# test, sorted: "name<TAB>result<TAB>detail", result ok, skipped, FAIL,
-# ERROR (or another unittest outcome); detail is the skip reason, or for a
-# FAIL or ERROR "failing source line -> exception" from its traceback.
-run_suite() {
-	(cd "$RDMA_CORE_TESTS" &&
-	 timeout 600 python3 run_tests.py --dev "${2:-rv0}" -v $MODULES) >"$1.log" 2>&1
-	awk '
-		# "test_x (tests.mod.Class.test_x)", maybe a docstring line, then
-		# "... result" at the end of a line.
-		!inb && /^test[^ ]* \([^)]*\)/ { name = $2; gsub(/[()]/, "", name) }
-		!inb && name != "" &&
-		match($0, / \.\.\. (ok|skipped|FAIL|ERROR|expected failure|unexpected success)/) {
-			r = substr($0, RSTART + 5)
-			why = ""
-			if (r ~ /^skipped/) {
-				why = r; sub(/^skipped */, "", why)
-				gsub(/^'\''|'\''$/, "", why); gsub(/#/, "", why)
-				r = "skipped"
-			} else if (r ~ /^(expected failure|unexpected success)/) {
-				sub(/ /, "_", r); sub(/ .*/, "", r)
-			} else
-				sub(/ .*/, "", r)
-			n++; names[n] = name; res[n] = r; whys[n] = why; name = ""
-			next
-		}
-		# The report of a FAIL or ERROR: header, docstring, dashes,
-		# traceback, then the dashes or equals of what follows.
-		/^(FAIL|ERROR): test[^ ]* \(/ {
-			blk = $3; gsub(/[()]/, "", blk); inb = 1; seps = 0; next
-		}
-		inb && /^(-+|=+)$/ { if (++seps == 2) inb = 0; next }
-		inb && seps == 1 && /^  File "/ {
-			if ((getline src) > 0) { gsub(/^ +| +$/, "", src); last[blk] = src }
-			next
-		}
-		inb && seps == 1 && /^[A-Za-z_][A-Za-z0-9_.]*(:|$)/ { exc[blk] = $0 }
-		END {
-			for (i = 1; i <= n; i++) {
-				d = whys[i]
-				if (res[i] == "FAIL" || res[i] == "ERROR")
-					d = last[names[i]] " -> " exc[names[i]]
-				printf "%s\t%s\t%s\n", names[i], res[i], d
-			}
-		}
-	' "$1.log" | sort >"$1"
-}
+# run_suite OUT [DEV] - rdma-core's tests of MODULES on DEV (rv0), one line
+# per test in OUT (tests/lib.sh, rdmacore_run).
+run_suite() { rdmacore_run "$1" "${2:-rv0}" 600 $MODULES; }
 
 # report PREFIX OUT - every test of a run_suite result as its own case.
 report() {

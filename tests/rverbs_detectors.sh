@@ -24,6 +24,7 @@ LOGCHECK=$RVERBS_TOP/scripts/logcheck.sh
 BUGS=(
 	abba 'possible circular locking dependency detected'
 	atomic_sleep 'BUG: sleeping function called from invalid context'
+	hang 'INFO: task insmod:[0-9]+ blocked for more than [0-9]+ seconds'
 	uaf 'KASAN: (slab-)?use-after-free'
 	leak 'unreferenced object'
 )
@@ -38,7 +39,9 @@ if [ ! -e /proc/lockdep ] || [ ! -w $KMEMLEAK ] ||
 	ktap_skip_all "not the debug kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan $((${#BUGS[@]} / 2 + 1))
+ktap_set_plan $((${#BUGS[@]} / 2 + 2))
+
+ksft_check "the kernel reports hung tasks, soft lockups and RCU stalls" hang_detectors_on
 
 ksft_check "rv_planted.ko is built for this kernel" test -e "$PLANTED"
 
@@ -60,7 +63,20 @@ for ((i = 0; i < ${#BUGS[@]}; i += 2)); do
 	kmsg_mark
 	echo "rverbs-expect: begin detector $bug (tainted $(cat /proc/sys/kernel/tainted))" >/dev/kmsg
 	ok=1
-	insmod "$PLANTED" bug="$bug" || ok=0
+	if [ "$bug" = hang ]; then
+		# The detector's timeout (120 s, as Debian's kernel) made short
+		# for the window: insmod sleeps 10 s in D state, reported once
+		# it has slept 2 s across two of the detector's checks.
+		hung_timeout=$(cat /proc/sys/kernel/hung_task_timeout_secs)
+		hung_warnings=$(cat /proc/sys/kernel/hung_task_warnings)
+		echo 2 >/proc/sys/kernel/hung_task_timeout_secs
+		echo 1 >/proc/sys/kernel/hung_task_warnings
+		insmod "$PLANTED" bug=hang hang_secs=10 || ok=0
+		echo "$hung_timeout" >/proc/sys/kernel/hung_task_timeout_secs
+		echo "$hung_warnings" >/proc/sys/kernel/hung_task_warnings
+	else
+		insmod "$PLANTED" bug="$bug" || ok=0
+	fi
 	if [ "$bug" = leak ]; then
 		# An object is reported once it is older than 5 s and a scan
 		# found no pointer to it; scan up to 8 times.

@@ -17,7 +17,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 16
+ktap_set_plan 17
 
 if [ ! -r "$RVERBS_KO" ]; then
 	ktap_exit_fail_msg "$RVERBS_KO not built"
@@ -85,6 +85,8 @@ ksft_check "the next load makes the directory again" \
 
 ksft_check "debugfs root holds the same entries as before" \
 	test "$(ls /sys/kernel/debug)" = "$debugfs_before"
+
+ksft_check "the kernel reports hung tasks, soft lockups and RCU stalls" hang_detectors_on
 
 log=$(kmsg_since)
 ksft_check "kernel log since the first load is clean" \

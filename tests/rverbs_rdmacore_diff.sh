@@ -14,20 +14,12 @@ MODULES="test_addr test_qpex test_cqex test_cq_events"
 
 trap teardown EXIT
 
-# run_suite OUT - run the rdma-core tests; OUT gets one "name result" line
-# per test (result: ok, skipped, FAIL or ERROR), sorted.
+# run_suite OUT - rdma-core's tests on rxe0 (tests/lib.sh, rdmacore_run);
+# OUT gets one "name result" line per test, sorted. A run that did not
+# finish is the line "run_tests.py ERROR", which fails the checks below.
 run_suite() {
-	(cd "$RDMA_CORE_TESTS" &&
-	 timeout 900 python3 run_tests.py --dev rxe0 -v $MODULES) >"$1.log" 2>&1
-	# "test_x (tests.mod.Class.test_x)", maybe a docstring line, then
-	# "... result" at the end of a line.
-	awk '
-		/^test[^ ]* \([^)]*\)/ { name = $2; gsub(/[()]/, "", name) }
-		match($0, / \.\.\. (ok|skipped|FAIL|ERROR)/) && name != "" {
-			r = substr($0, RSTART + 5); sub(/ .*/, "", r)
-			print name, r; name = ""
-		}
-	' "$1.log" | sort >"$1"
+	rdmacore_run "$1.full" rxe0 900 $MODULES
+	cut -f 1,2 "$1.full" | tr '\t' ' ' >"$1"
 }
 
 ktap_print_header
@@ -45,8 +37,8 @@ ktap_print_msg "C core: $c_total tests, $c_pass passed"
 RXE_MIN_PASS=29
 ksft_check "rdma-core tests ran with the C core: $c_pass of $c_total passed, at least $RXE_MIN_PASS" \
 	test "$c_pass" -ge $RXE_MIN_PASS
-ksft_check "rdma-core tests pass with the C core (no FAIL or ERROR)" \
-	bash -c '! grep -qE " (FAIL|ERROR)$" /tmp/rdmacore.c'
+ksft_check "rdma-core tests pass with the C core (each ok or skipped, the run finished)" \
+	bash -c '! grep -qvE " (ok|skipped)$" /tmp/rdmacore.c'
 
 takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
 created=$(counter ah_created)

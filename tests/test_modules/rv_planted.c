@@ -16,11 +16,15 @@
  *                     may hide one or two of them, not all)
  *   bug=atomic_sleep  a GFP_KERNEL allocation under a spinlock
  *                     (DEBUG_ATOMIC_SLEEP)
+ *   bug=hang          the loading task asleep uninterruptibly for
+ *                     hang_secs seconds (the hung-task detector, once the
+ *                     test has set hung_task_timeout_secs below that)
  *
  * Init does the bug and succeeds, so that the report names a loaded module.
  */
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -29,7 +33,11 @@
 
 static char *bug = "";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "the bug to plant: uaf, abba, leak or atomic_sleep");
+MODULE_PARM_DESC(bug, "the bug to plant: uaf, abba, leak, atomic_sleep or hang");
+
+static uint hang_secs = 10;
+module_param(hang_secs, uint, 0444);
+MODULE_PARM_DESC(hang_secs, "bug=hang: how long the loading task sleeps, in seconds");
 
 #define RV_PLANTED_LEAK_SIZE 4321
 #define RV_PLANTED_LEAKS 16
@@ -117,6 +125,12 @@ static int rv_planted_atomic_sleep(void)
 	return 0;
 }
 
+static int rv_planted_hang(void)
+{
+	schedule_timeout_uninterruptible(hang_secs * HZ);
+	return 0;
+}
+
 static int __init rv_planted_init(void)
 {
 	if (!strcmp(bug, "uaf"))
@@ -127,6 +141,8 @@ static int __init rv_planted_init(void)
 		return rv_planted_leak();
 	if (!strcmp(bug, "atomic_sleep"))
 		return rv_planted_atomic_sleep();
+	if (!strcmp(bug, "hang"))
+		return rv_planted_hang();
 	return -EINVAL;
 }
 
