@@ -19,19 +19,17 @@
 #                   itself runs this script with --all on the window and
 #                   expects the report; the lane skips the window.
 #   alloc-failures  fault injection (tests/rverbs_faults.sh): the kernel's
-#                   own report of an allocation that was made to fail
-#                   (warn_alloc's "page allocation failure" / "vmalloc
-#                   error" and its stack dump, "FAULT_INJECTION: forcing a
-#                   failure") is expected there; so are the trace events'
-#                   warnings when an allocation of a module's event fails
-#                   while it loads (event_define_fields warns with the
-#                   error, "Could not initialize trace point events/...",
-#                   and the half-made event's files then warn again in
-#                   event_file_put as the module goes: 7.2's trace-event
-#                   code, reached by any module with tracepoints; rverbs
-#                   has them). Anything else is not.
-# With --excused, prints the number of WARNINGs excused in alloc-failures
-# windows (they taint the kernel W; scripts/vm.sh then allows that taint).
+#                   own report of an allocation that was made to fail in
+#                   the injecting task, fault_nth (warn_alloc's
+#                   "fault_nth: page allocation failure" / "fault_nth:
+#                   vmalloc error" and its stack dump, or fault injection's
+#                   "FAULT_INJECTION: forcing a failure" whose dump names
+#                   "Comm: fault_nth"), up to the end of that report's trace,
+#                   is expected there and counted. Anything else is not:
+#                   the same report of another task, a WARNING, a second
+#                   report inside the first one's dump.
+# With --excused, prints the number of reports excused in alloc-failures
+# windows.
 # After the planted leak's window, kmemleak's summary line ("kmemleak: N new
 # suspected memory leaks") is not flagged: later scans may still find planted
 # objects that a stale pointer hid during the window, and the line cannot
@@ -47,14 +45,16 @@ all=0 excused_count=0
 [ "${1:-}" = --all ] && { all=1; shift; }
 [ "${1:-}" = --excused ] && { excused_count=1; shift; }
 log=${1:?usage: logcheck.sh [--all | --excused] LOG}
+# The task whose allocations fault injection fails (tests/fault_nth.c).
+injector=fault_nth
 
 # Lockdep's reports start with WARNING: or BUG: ("WARNING: possible circular
 # locking dependency detected", "BUG: held lock freed!"); its boot banner
 # ("RCU lockdep checking is enabled") and kmemleak's ("memory leak detector
 # initialized") are not reports.
-pattern='Oops|BUG:|WARNING:|kernel BUG|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|lockdep is turned off|suspicious RCU usage|INFO: rcu_.* detected stall|soft lockup|hung_task|blocked for more than [0-9]+ seconds|UBSAN:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|unreferenced object|unregister_netdevice: waiting for|refcount_t:|ref_tracker|RESTRACK'
+pattern='Oops|BUG:|WARNING:|page allocation failure|vmalloc error|kernel BUG|general protection fault|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|lockdep is turned off|suspicious RCU usage|INFO: rcu_.* detected stall|soft lockup|hung_task|blocked for more than [0-9]+ seconds|UBSAN:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|unreferenced object|unregister_netdevice: waiting for|refcount_t:|ref_tracker|RESTRACK'
 
-awk -v pat="$pattern" -v all=$all -v count=$excused_count '
+awk -v pat="$pattern" -v all=$all -v count=$excused_count -v injector=$injector '
 	/rverbs-vm: test / {
 		t = $0; sub(/.*rverbs-vm: test /, "", t); sub(/ \(tainted.*/, "", t)
 		test = t; next
@@ -72,22 +72,31 @@ awk -v pat="$pattern" -v all=$all -v count=$excused_count '
 	!all && /rverbs-expect: end/ { window = ""; excused = 0; next }
 	/rverbs-expect: / { next }
 	window == "detector" { next }
-	window == "alloc" {
-		if ($0 ~ /page allocation failure|vmalloc error|FAULT_INJECTION: forcing a failure/) { excused = 1; next }
-		if ($0 ~ /WARNING: kernel\/trace\/trace_events\.c:[0-9]+ at (event_define_fields|event_file_put)\+/) {
-			excused = 1; warned++; next
-		}
-		if (excused) {
-			# The stack dump and memory summary of that report, up to
-			# the end of its trace.
-			if ($0 ~ /<\/TASK>/) excused = 0
+	# An expected report: warn_alloc names its task first; fault
+	# injection names it in the "Comm:" line of its dump, checked as it comes.
+	window == "alloc" && !excused &&
+	    ($0 ~ ("\\] " injector ": (page allocation failure|vmalloc error)") ||
+	     $0 ~ /FAULT_INJECTION: forcing a failure/) {
+		excused = 1; reports++; held = $0; next
+	}
+	window == "alloc" && excused {
+		if ($0 ~ / Comm: / && $0 !~ (" Comm: " injector "( |$)")) {
+			# A report of another task: flagged, from its first line on.
+			excused = 0; reports--
+			if (!count) printf "%s: %s\n", (test == "" ? "(before the first test)" : test), held
+			n++
+		} else if ($0 ~ /<\/TASK>/) {
+			excused = 0; next
+		} else if ($0 ~ /WARNING:|BUG:|Oops|KASAN:|UBSAN:|page allocation failure|vmalloc error|FAULT_INJECTION:/) {
+			# A report inside the dump of the expected one is one of its own.
+			excused = 0
+		} else
 			next
-		}
 	}
 	$0 ~ pat {
 		if (!count)
 			printf "%s: %s\n", (test == "" ? "(before the first test)" : test), $0
 		n++
 	}
-	END { if (count) { print warned + 0; exit 0 } exit n > 0 }
+	END { if (count) { print reports + 0; exit 0 } exit n > 0 }
 ' "$log"

@@ -216,13 +216,6 @@ taint=$(cat "$out/tainted")
 planted=$(sed -n 's/.*rverbs-expect: begin detector .* (tainted \([0-9]*\)).*/\1/p' "$out/dmesg.log" | head -n 1)
 [ -n "$planted" ] && taint=$planted
 allowed=$(((1 << 12) | (1 << 13) | (1 << 15)))
-# W (bit 9) when the log's only WARNINGs were excused in fault injection's
-# windows (the trace events' warnings of a module loaded under failed
-# allocations, scripts/logcheck.sh): the log check above passed, so no
-# other WARNING was printed.
-if [ "$("$RVERBS_TOP/scripts/logcheck.sh" --excused "$out/dmesg.log")" -gt 0 ]; then
-	allowed=$((allowed | (1 << 9)))
-fi
 if [ $((taint & ~allowed)) -ne 0 ]; then
 	info "the guest kernel is tainted ($taint, not only O/E/K); see $out/dmesg.log"
 	exit 1

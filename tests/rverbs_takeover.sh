@@ -152,8 +152,10 @@ ping -c 1 -W 2 $IP4_B >/dev/null
 
 ksft_check "takeover loads, its transition completes" takeover_on
 ksft_check "livepatch rverbs_takeover is enabled" test "$(cat $LP/enabled)" = 1
-ksft_check "rverbs.ko cannot be unloaded while the takeover uses it" \
-	bash -c '! rmmod rverbs 2>/dev/null'
+# delete_module answers EBUSY; kmod's rmmod names the user.
+ksft_check "rverbs.ko cannot be unloaded while the takeover uses it (EBUSY)" \
+	bash -c 'out=$(rmmod rverbs 2>&1) && exit 1; grep -q "is in use by: rverbs_takeover" <<<"$out" ||
+		{ echo "# rmmod rverbs: $out"; exit 1; }'
 
 created=$(counter ah_created)
 destroyed=$(counter ah_destroyed)
