@@ -154,12 +154,20 @@ gid_index() {
 # wait_until SECONDS CMD... - poll CMD every 0.1 s until it succeeds, for at
 # most SECONDS (a bound on a wait, never a timing check: generous, for the
 # debug kernel under TCG is many times slower than Debian's).
+# nap SECONDS - sleep, without starting a program: a read that times out on
+# a pipe this shell holds both ends of (under TCG each program started costs
+# a tenth of a second to most of one, more than the nap itself).
+exec {NAP_FD}<> <(:)
+nap() {
+	read -r -t "$1" -u "$NAP_FD" _ || :
+}
+
 wait_until() {
 	local deadline=$((SECONDS + $1))
 	shift
 	until "$@"; do
 		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 

@@ -61,9 +61,9 @@ before=$(counters_all)
 switched=0
 for ((i = 0; i < SWITCHES; i++)); do
 	takeover_on || { ktap_print_msg "switch $i: takeover_on failed"; break; }
-	sleep 0.2
+	nap 0.2
 	takeover_off || { ktap_print_msg "switch $i: takeover_off failed"; break; }
-	sleep 0.2
+	nap 0.2
 	switched=$((switched + 1))
 done
 after=$(counters_all)
