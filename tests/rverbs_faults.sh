@@ -36,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 26
+ktap_set_plan 27
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and no
 # stack dump per injected fault.
@@ -91,6 +91,30 @@ state() {
 
 declare -A ERRNOS
 
+# The errnos an injected failure may end in, as the C code gives them:
+# ENOMEM for a failed allocation, EFAULT for a failed copy from or to the
+# user (fail_usercopy); "rdma link add" also ENOBUFS, netlink's answer when
+# the request's buffer cannot be allocated (netlink_sendmsg).
+ALLOWED="ENOMEM EFAULT"
+
+# odd_points LINE... - the fault points of fault_nth's output that make a
+# case fail: each "# n=K: ..." line but those that end in success or in an
+# errno of ALLOWED (an injected failure must end in the errno C gives for
+# it), and those that say more ("undoing it failed", "no fault injected,
+# yet ...").
+odd_points() {
+	local l
+	for l in "$@"; do
+		[[ $l == "# n="* ]] || continue
+		if [[ $l =~ ^#\ n=[0-9]+:\ ([A-Za-z0-9]+)$ ]]; then
+			[ "${BASH_REMATCH[1]}" = succeeded ] || [[ " $ALLOWED " == *" ${BASH_REMATCH[1]} "* ]] ||
+				echo "$l"
+		else
+			echo "$l"
+		fi
+	done
+}
+
 # run CASE ARGS... - fault_nth ARGS as one KTAP case named CASE.
 run() {
 	local desc=$1 before after out rc last points e l i j
@@ -106,10 +130,8 @@ run() {
 	mapfile -t lines <<<"$out"
 	for l in "${lines[@]}"; do
 		[[ $l == "# n="* ]] && n_lines+=("$l")
-		# What makes a case fail: every line but the plain ones ("n=K:
-		# ENOMEM", "n=K: succeeded"), wherever it was in the run.
-		[[ $l =~ ^#\ n=[0-9]+:\ (ENOMEM|succeeded)$ ]] || odd+=("$l")
 	done
+	mapfile -t odd < <(odd_points "${lines[@]}")
 	for l in "${n_lines[@]:$((${#n_lines[@]} > 3 ? ${#n_lines[@]} - 3 : 0))}"; do
 		echo "$l"
 	done
@@ -143,6 +165,10 @@ run() {
 		diff <(echo "$before") <(echo "$after") | sed 's/^/# /'
 		rc=1
 	fi
+	if [ ${#odd[@]} -gt 0 ]; then
+		ktap_print_msg "$desc: ${#odd[@]} fault point(s) ended otherwise than in ${ALLOWED// /, } or success"
+		rc=1
+	fi
 	if [ "$rc" = 0 ] && [ "${points:-0}" -gt 0 ]; then
 		ktap_test_pass "$desc: ${points} fault points, all clean"
 	else
@@ -158,6 +184,13 @@ same_errnos() {
 	ktap_print_msg "errnos: $1: ${ERRNOS[$1]}; $2: ${ERRNOS[$2]}"
 	ksft_check "$1 and $2 fail with the same errnos" [ "${ERRNOS[$1]}" = "${ERRNOS[$2]}" ]
 }
+
+# The errno check itself: a point that ended in EINVAL, or whose undo
+# failed, is flagged; ENOMEM, EFAULT and success are not.
+planted=$(odd_points "# n=1: ENOMEM" "# n=2: EINVAL" "# n=3: EFAULT" "# n=4: undoing it failed: EIO" \
+	"# n=5: succeeded" "# about 5 fault points; all of the first 4 and the last 1")
+ksft_check "the errno check flags a fault point ending in EINVAL or a failed undo, and only those" \
+	test "$planted" = $'# n=2: EINVAL\n# n=4: undoing it failed: EIO'
 
 for dev in rxe0 rv0; do
 	sgid=$(gid_index $dev ::ffff:$IP4_A) || ktap_exit_fail_msg "no IPv4 RoCE v2 GID on $dev"
@@ -207,7 +240,7 @@ run "rv0 reg_mr" mr rv0
 # every 192nd between; unless RVERBS_FAULTS=all.
 sparse=(-a 8 -e 512 -l 16)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
-run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
+ALLOWED="ENOMEM EFAULT ENOBUFS" run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
 sparse=(-a 4 -e 192 -l 24)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
 
