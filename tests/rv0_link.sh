@@ -101,7 +101,7 @@ ktap_print_header
 modprobe ib_uverbs && modprobe 8021q && insmod "$RVERBS_KO" && ns_setup &&
 	ip link add veth2 type veth peer name veth3 && ip link set veth2 up && ip link set veth3 up &&
 	ip addr add 198.19.0.1/24 dev veth2 || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 31
+ktap_set_plan 33
 
 # Creation.
 ksft_check "rdma link add rv0 type rverbs netdev veth0" rdma link add rv0 type rverbs netdev veth0
@@ -191,13 +191,20 @@ hold rv1 3 ::ffff:198.19.0.1 && pd_pid=$HOLD_PID && hold_xrcd rv1 4 && xrcd_pid=
 ksft_check "ip link del of rv1's netdev with live objects does not hang" timeout 30 ip link del veth2
 ksft_check "rv1 went away with its netdev" wait_gone rv1
 release 3 $pd_pid
+r3=$?
 release 4 $xrcd_pid
+r4=$?
+ksft_check "... and both holders ended normally (exit 0, the AH's destroy answered)" \
+	bash -c "test $r3 = 0 -a $r4 = 0 && grep -q '^destroy: ' /tmp/rv0_link.3.out"
 
 hold rv0 3 ::ffff:$IP4_A && pd_pid=$HOLD_PID || ktap_exit_fail_msg "cannot hold objects on rv0"
 ksft_check "rmmod rdma_rxe while rv0 exists succeeds" timeout 30 modprobe -r rdma_rxe
 ksft_check "rmmod rdma_rxe took rv0 with it (shared driver id), rverbs stays loaded" \
 	bash -c '! test -e /sys/class/infiniband/rv0 && test -d /sys/module/rverbs'
 release 3 $pd_pid
+r3=$?
+ksft_check "... and the holder ended normally (exit 0, the AH's destroy answered)" \
+	bash -c "test $r3 = 0 && grep -q '^destroy: ' /tmp/rv0_link.3.out"
 ksft_check "rv0 can be created again" rdma link add rv0 type rverbs netdev veth0
 
 hold rv0 3 ::ffff:$IP4_A && pd_pid=$HOLD_PID && hold_xrcd rv0 4 && xrcd_pid=$HOLD_PID ||
@@ -206,11 +213,12 @@ ksft_check "rmmod rverbs with rv0, open contexts, a mapped CQ ring and a mapped 
 ksft_check "rv0 and the link type are gone" \
 	bash -c '! test -e /sys/class/infiniband/rv0 && ! test -d /sys/module/rverbs'
 release 3 $pd_pid
+rc1=$?
 release 4 $xrcd_pid
 rc2=$?
 sed 's/^/# holder: /' /tmp/rv0_link.4.out
 ksft_check "the rings' holder read them after rverbs was gone, its MR unpinned, and ended normally" \
-	bash -c "test $rc2 = 0 && grep -qx 'ring: log2 7 mask 255' /tmp/rv0_link.4.out && grep -Eqx 'qp rings: sq log2 [0-9]+ mask 127 rq log2 [0-9]+ mask 127' /tmp/rv0_link.4.out && grep -qx 'vmpin after: 0' /tmp/rv0_link.4.out"
+	bash -c "test $rc1 = 0 && grep -q '^destroy: ' /tmp/rv0_link.3.out && test $rc2 = 0 && grep -qx 'ring: log2 7 mask 255' /tmp/rv0_link.4.out && grep -Eqx 'qp rings: sq log2 [0-9]+ mask 127 rq log2 [0-9]+ mask 127' /tmp/rv0_link.4.out && grep -qx 'vmpin after: 0' /tmp/rv0_link.4.out"
 ksft_check "rverbs loads again and makes rv0" \
 	bash -c "insmod '$RVERBS_KO' && rdma link add rv0 type rverbs netdev veth0 && rdma link del rv0"
 

@@ -57,14 +57,14 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	rdma link add rxe0 type rxe netdev veth0 || ktap_exit_fail_msg "setup failed"
 GID=$(gid_index rxe0 ::ffff:$IP4_A) || ktap_exit_fail_msg "no GID for $IP4_A"
 PDS=$(pds)
-ktap_set_plan 9
+ktap_set_plan 10
 
 probe_signal
 ksft_check "[C] a handled signal during the ARP wait: ETIMEDOUT, not EINTR" \
 	test "$(field create)" = -110 -a "$(field signals)" = 1
 ksft_check "[C] ... after the whole 1000 ms" test "$(field elapsed_ms)" -ge 1000
-killed_in_wait
-ksft_check "[C] SIGKILL during the wait ends the process, nothing is left" nothing_left
+ksft_check "[C] SIGKILL during the wait ends the process (exit 137)" killed_in_wait
+ksft_check "[C] ... and nothing is left" nothing_left
 
 takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
 timeouts=$(counter error.110)
