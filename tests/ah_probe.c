@@ -34,7 +34,9 @@
  *   -L   load: create AHs and destroy them, up to 8 live at a time (the
  *        oldest goes when a new one is made), until SIGUSR1; then destroy
  *        the rest and print "pairs: N" and "errors: N" (the first error as
- *        "error: create|destroy -<errno>"); exit status 1 on any error
+ *        "error: create|destroy -<errno>"); exit status 1 on any error.
+ *        RVERBS_PROGRESS=FILE: the pairs done so far, kept in FILE
+ *        (load_progress.h)
  *
  * Output, one "key: value" per line:
  *   create: 0 | -<errno>       result of ibv_create_ah
@@ -58,6 +60,8 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "load_progress.h"
 
 #define PROBE_QKEY 0x11111111
 #define PROBE_REMOTE_QPN 0xabcde
@@ -281,6 +285,7 @@ static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_at
 	long pairs = 0, errors = 0;
 	unsigned int i, next = 0;
 
+	progress_open();
 	printf("started\n");
 	fflush(stdout);
 	while (!__atomic_load_n(&stop_load, __ATOMIC_RELAXED)) {
@@ -289,7 +294,7 @@ static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_at
 				if (!errors++)
 					printf("error: destroy %d\n", -errno);
 			} else {
-				pairs++;
+				progress_note(++pairs);
 			}
 		}
 		live[next] = ibv_create_ah(pd, attr);
