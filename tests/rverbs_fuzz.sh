@@ -19,8 +19,9 @@
 # chooses source GIDs by it, and its GID queries (IOCTL_QUERY_GID_ENTRY)
 # are answered from it.
 #
-# Seeds 1 2 3, 20000 commands each (1500 on the debug lane).  SEED="S..."
-# and FUZZ_COUNT=N override them: a failing case prints the first lines
+# Seeds 1 2 3 and a random one, new every run, 20000 commands each (500 on
+# the debug lane).  SEED="S..." and FUZZ_COUNT=N override them: every case
+# names its seed, and a failing case prints the first lines
 # that differ and the SEED= that reproduces it, e.g. after make check:
 #   make vm CMD='SEED=7 RVERBS_TEST_BIN=$PWD/build/check/tests tests/rverbs_fuzz.sh'
 # and, with this test's set-up in place, one run that also shows what each
@@ -31,7 +32,8 @@
 FUZZ=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/uverbs_fuzz
 DBG=/sys/kernel/debug
 DEVS=(rxe0 rv0)
-read -ra SEEDS <<<"${SEED:-1 2 3}"
+# Three fixed seeds, and one new every run (logged, for replay with SEED=).
+read -ra SEEDS <<<"${SEED:-1 2 3 $(od -An -N4 -tu4 /dev/urandom)}"
 if [ "${RVERBS_LANE:-}" = debug ]; then
 	COUNT=${FUZZ_COUNT:-500}
 	RUN_TIMEOUT=900
@@ -48,6 +50,7 @@ ktap_print_header
 [ ${#SEEDS[@]} -gt 0 ] || ktap_exit_fail_msg "SEED names no seed"
 [[ $COUNT =~ ^[0-9]+$ ]] || ktap_exit_fail_msg "FUZZ_COUNT=$COUNT is not a number"
 ktap_set_plan $((${#DEVS[@]} * ${#SEEDS[@]}))
+ktap_print_msg "seeds ${SEEDS[*]} (SEED=\"${SEEDS[*]}\" runs these again)"
 
 # rv0 before rxe0 on veth0 (rverbs refuses a netdev that soft-RoCE has).
 # rv0 with RoCE v1 GIDs too: the fuzzer's AHs from them take the verbs
