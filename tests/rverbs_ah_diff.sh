@@ -20,8 +20,11 @@
 # 198.19.0.1) here with rxe0, later rv0; veth1 (.2 and .3, ::2 and ::3,
 # 198.18.0.2) in netns "peer" with rxe1.  Routes: .3 and ::3 with hop limit
 # 9; 203.0.113.0/24 and 2001:db8:2::/64 through the peer as gateway;
-# unreachable 198.51.100.0/24 and 2001:db8:1::/64.  Neighbours: .4 and ::4
-# permanent with MAC 02:00:00:00:00:44.  Every address is a
+# 198.18.5.0/24 and 2001:db8:4::/64 through a gateway nobody is (.98,
+# ::98); unreachable 198.51.100.0/24 and 2001:db8:1::/64, prohibit
+# 198.18.6.0/24 and 2001:db8:3::/64, blackhole 198.18.7.0/24 and
+# 2001:db8:5::/64.  Neighbours: .4 and ::4 permanent with MAC
+# 02:00:00:00:00:44.  Every address is a
 # documentation/benchmark range; no packet leaves the guest.
 
 . "$(dirname "$0")/lib.sh"
@@ -50,13 +53,18 @@ setup() {
 	ip link add link veth0 name veth0.200 type vlan id 200 &&
 	ip addr add 198.19.0.1/24 dev veth0.200 && ip link set veth0.200 up || return 1
 	ip route add unreachable 198.51.100.0/24 &&
-	ip -6 route add unreachable 2001:db8:1::/64 || return 1
+	ip -6 route add unreachable 2001:db8:1::/64 &&
+	ip route add prohibit 198.18.6.0/24 && ip -6 route add prohibit 2001:db8:3::/64 &&
+	ip route add blackhole 198.18.7.0/24 && ip -6 route add blackhole 2001:db8:5::/64 ||
+		return 1
 	ip -n $NS addr add 192.0.2.3/32 dev veth1 &&
 	ip -n $NS addr add 2001:db8::3/128 dev veth1 nodad &&
 	ip route add 192.0.2.3/32 dev veth0 hoplimit $ROUTE_HOP &&
 	ip -6 route add 2001:db8::3/128 dev veth0 hoplimit $ROUTE_HOP &&
 	ip route add 203.0.113.0/24 via 192.0.2.2 &&
 	ip -6 route add 2001:db8:2::/64 via 2001:db8::2 &&
+	ip route add 198.18.5.0/24 via 192.0.2.98 &&
+	ip -6 route add 2001:db8:4::/64 via 2001:db8::98 &&
 	ip neigh add 192.0.2.4 lladdr $FIXED_MAC dev veth0 nud permanent &&
 	ip -6 neigh add 2001:db8::4 lladdr $FIXED_MAC dev veth0 nud permanent || return 1
 	# rv0 with RoCE v1 GIDs too, for the RoCE v1 scenarios.
@@ -163,6 +171,12 @@ scenarios() {
 	ipv6 neighbour absent (ND on first use)|neigh_absent|2001:db8::1|2001:db8::2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
 	ipv6 neighbour never answers|neigh_absent|2001:db8::1|2001:db8::99||create=-110 dmac=- hop=- vlan=-|error.110
 	ipv6 no route|none|2001:db8::1|2001:db8:1::1||create=-113 dmac=- hop=- vlan=-|error.113
+	ipv4 prohibit route, bound to veth0 (on-link assumed, ARP times out)|neigh_absent|::ffff:192.0.2.1|::ffff:198.18.6.1||create=-110 dmac=- hop=- vlan=-|error.110
+	ipv4 blackhole route, bound to veth0 (on-link assumed, ARP times out)|neigh_absent|::ffff:192.0.2.1|::ffff:198.18.7.1||create=-110 dmac=- hop=- vlan=-|error.110
+	ipv6 prohibit route (EACCES, the route's error)|none|2001:db8::1|2001:db8:3::1||create=-13 dmac=- hop=- vlan=-|error.13
+	ipv6 blackhole route (EINVAL, the route's error)|none|2001:db8::1|2001:db8:5::1||create=-22 dmac=- hop=- vlan=-|error.22
+	ipv4 gateway that never answers|neigh_absent|::ffff:192.0.2.1|::ffff:198.18.5.1||create=-110 dmac=- hop=- vlan=-|error.110
+	ipv6 gateway that never answers|neigh_absent|2001:db8::1|2001:db8:4::1||create=-110 dmac=- hop=- vlan=-|error.110
 	ipv6 destination is a local address|none|2001:db8::1|2001:db8::1||create=0 dmac=- hop=- vlan=-|dmac_local
 	ipv6 link-local destination|neigh_absent|$OWN_LL|$PEER_LL||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
 	multicast ipv4-mapped GID|none|::ffff:192.0.2.1|::ffff:239.1.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
@@ -178,6 +192,8 @@ scenarios() {
 	ipv6 permanent neighbour with a fixed MAC|none|2001:db8::1|2001:db8::4||create=0 dmac=$FIXED_MAC hop=64 vlan=-|dmac_neigh_fast
 	ipv4 STALE neighbour (its MAC is used as it is)|neigh_stale 192.0.2.5 $STALE_MAC|::ffff:192.0.2.1|::ffff:192.0.2.5||create=0 dmac=$STALE_MAC hop=64 vlan=-|dmac_neigh_fast
 	ipv4 FAILED neighbour (resolved again)|neigh_failed 192.0.2.2|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
+	ipv6 STALE neighbour (its MAC is used as it is)|neigh_stale 2001:db8::5 $STALE_MAC|2001:db8::1|2001:db8::5||create=0 dmac=$STALE_MAC hop=64 vlan=-|dmac_neigh_fast
+	ipv6 FAILED neighbour (resolved again)|neigh_failed 2001:db8::2|2001:db8::1|2001:db8::2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
 	ipv4 the peer's MAC changed after an AH was made|peer_mac $NEW_MAC|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$NEW_MAC hop=64 vlan=-|dmac_neigh_fast
 	ipv4 the peer's MAC changed back|peer_mac $PEER_MAC|::ffff:192.0.2.1|::ffff:192.0.2.2||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_fast
 	source ipv4, destination ipv6 (EINVAL)|none|::ffff:192.0.2.1|2001:db8::2||create=-22 dmac=- hop=- vlan=-|error.22
