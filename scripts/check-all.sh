@@ -29,6 +29,8 @@ rm -rf build/check/summary build/check-debug/summary "$all"
 mkdir -p "$all"
 export RVERBS_STEPS=$all/steps
 : >"$RVERBS_STEPS"
+# At most two guests at once (scripts/vm.sh).
+export RVERBS_VM_SLOTS=$all/slots
 start_all=$SECONDS
 
 total_p=0 total_f=0 total_s=0 lines=()
