@@ -44,12 +44,15 @@ net_up() {
 		ip -batch -
 }
 
-# dev_up DEV - DEV (rxe0 or rv0) on vethf0, its IPv4 GID in place.
+# dev_up DEV - DEV (rxe0 or rv0) on vethf0, its IPv4 GID in place, and
+# rdma-core can open it (the first case of a fresh boot found the GID there
+# and libibverbs not yet able to open the device).
 dev_up() {
 	local type=rxe
 	[ "$1" = rv0 ] && type=rverbs
 	modprobe rdma_rxe && net_up && rdma link add "$1" type $type netdev vethf0 &&
-		wait_until 10 gid_index "$1" ::ffff:198.18.2.1 >/dev/null
+		wait_until 10 gid_index "$1" ::ffff:198.18.2.1 >/dev/null &&
+		wait_until 30 eval "ibv_devinfo -d $1 >/dev/null 2>&1"
 }
 
 gone() {
