@@ -25,28 +25,17 @@ out=$RVERBS_TOP/build/check
 rm -rf "$out"
 mkdir -p "$out/tests"
 
-# The two lanes run side by side under make check-all, and both build the
-# stock test modules in tests/test_modules (lib.mk's TEST_GEN_MODS_DIR): one
-# build at a time.
 info "building the kselftests"
-mkdir -p "$RVERBS_TOP/build"
-"$RVERBS_TOP/scripts/step.sh" "$lane: kselftests" flock "$RVERBS_TOP/build/.kselftests.lock" \
+"$RVERBS_TOP/scripts/step.sh" "$lane: kselftests" \
 	"$RVERBS_TOP/scripts/in-root.sh" make -s -C "$RVERBS_TOP/tests" OUTPUT="$out/tests" all ||
 	die "building the kselftests failed"
-
-# make_list FILE VAR - the words of a make variable (continued lines too).
-make_list() {
-	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" |
-		sed -n "s/^$2[[:space:]]*:\?=//p" | tr -s ' \t' '\n' | sed '/^$/d'
-}
 
 vm_env=()
 cmd_prefix=
 if [ $lane = debug ]; then
 	kdir=$(dbgk_base)/build
 	"$RVERBS_TOP/scripts/step.sh" "debug: modules" "$RVERBS_TOP/scripts/debug-modules.sh" || exit 1
-	# A boot of the lane: the first of its two takes about 45 minutes on
-	# one core (one host thread a guest, beside the other boot); 75 minutes
+	# The whole lane's boot: its suite takes about 40 minutes; 75 minutes
 	# is the bound past which it has hung (CI's 90 minutes).
 	vm_env=(RVERBS_VM_KERNEL="$kdir" RVERBS_VM_TIMEOUT="${RVERBS_VM_TIMEOUT:-4500}")
 	# The guest shows what it runs on before the suite.
@@ -77,56 +66,10 @@ fi
 
 : >"$out/ktap.log"
 vm_rc=0
-# The debug lane's whole run is two boots side by side, each a part of its
-# tests (DEBUG_LANE_SECOND_BOOT of tests/Makefile in the second, the rest in
-# the first): under TCG a guest that runs one test at a time keeps about one
-# of the 2 cores busy, so two take half the time of one.  Each boot is one
-# KTAP document of ktap.log, with its own kernel log checks (vm/, vm2/).
-boots=(1)
-if [ $lane = debug ] && [ -z "${TESTS:-}" ] && [ -n "$suite" ]; then
-	boots=(1 2)
-	second=" $(make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_SECOND_BOOT | tr '\n' ' ') "
-	first=
-	for t in $(make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_TESTS) \
-		$(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_DEBUG); do
-		[[ $second == *" $t "* ]] || first+="$t "
-	done
-	for t in $second; do
-		[[ " $(make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_TESTS | tr '\n' ' ') $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_DEBUG | tr '\n' ' ') " == *" $t "* ]] ||
-			die "DEBUG_LANE_SECOND_BOOT names $t, which is not a test of the debug lane"
-	done
-fi
-# boot N - one boot of the suite; its KTAP document in $out/ktap-N.log.
-boot() {
-	local n=$1 vmout=$out/vm prefix=$cmd_prefix
-	if [ ${#boots[@]} -gt 1 ]; then
-		[ "$n" = 1 ] && prefix+=" export RVERBS_TESTS=$(printf '%q' "$first");"
-		[ "$n" = 2 ] && prefix+=" export RVERBS_TESTS=$(printf '%q' "$second");" && vmout=$out/vm2
-	fi
-	RVERBS_VM_OUT=$vmout RVERBS_VM_STEP="$lane: suite boot $n" env "${vm_env[@]}" "$RVERBS_TOP/scripts/vm.sh" \
-		"$prefix $RVERBS_TOP/tests/run_suite.sh $out/tests" 2>&1 | tee "$out/ktap-$n.log"
-	return "${PIPESTATUS[0]}"
-}
 if [ -n "$suite" ]; then
-	if [ ${#boots[@]} -gt 1 ]; then
-		info "the debug lane in two boots side by side: [1] $first; [2] $second"
-		boot 1 &
-		pid1=$!
-		# The second boot's lines are marked, so that the two can be told apart.
-		boot 2 > >(sed -u 's/^/[2] /') &
-		pid2=$!
-		wait "$pid1"
-		rc1=$?
-		wait "$pid2"
-		rc2=$?
-		vm_rc=$rc1
-		[ "$vm_rc" -ne 0 ] || vm_rc=$rc2
-		cat "$out/ktap-1.log" "$out/ktap-2.log" >"$out/ktap.log"
-	else
-		boot 1
-		vm_rc=$?
-		cp "$out/ktap-1.log" "$out/ktap.log"
-	fi
+	RVERBS_VM_OUT=$out/vm RVERBS_VM_STEP="$lane: suite boot" env "${vm_env[@]}" "$RVERBS_TOP/scripts/vm.sh" \
+		"$cmd_prefix $RVERBS_TOP/tests/run_suite.sh $out/tests" 2>&1 | tee "$out/ktap.log"
+	vm_rc=${PIPESTATUS[0]}
 fi
 if [ -n "$modsig" ]; then
 	info "the module-signature boot: UEFI firmware, a throw-away key in its db, module.sig_enforce=1"
@@ -165,9 +108,9 @@ if [ "$vm_rc" -ne 0 ] && [ "$sum_rc" -eq 0 ]; then
 	sed -i '$d' "$out/summary"
 	{
 		echo "failed:"
-		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm*/ and $out/modsig/vm/)"
+		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm/ and $out/modsig/vm/)"
 		# The kernel log's reports, each named with its test.
-		for f in "$out/vm/logcheck.txt" "$out/vm2/logcheck.txt" "$out/modsig/vm/logcheck.txt"; do
+		for f in "$out/vm/logcheck.txt" "$out/modsig/vm/logcheck.txt"; do
 			[ -s "$f" ] && head -n 10 "$f" | sed 's/^/    /'
 		done
 		echo "$passed passed, 1 failed, $skipped skipped"

@@ -82,20 +82,10 @@ fi
 # with FILE as its variable store, written by the firmware (a copy made for
 # the run: scripts/modsig-prep.sh).  QEMU still loads the kernel itself
 # (-kernel); the firmware starts it through its EFI stub.
-# TCG with one host thread for both vCPUs (thread=single; QEMU's default on
-# this host is a thread per vCPU).  make check-all runs guests side by side,
-# and beside the debug kernel's build: on 2 cores a guest that runs one test
-# at a time keeps about one busy either way, and with one thread two guests
-# do not oversubscribe the machine.  It also takes away the one failure of
-# a guest seen here that was not the project's (2026-12-01, twice, with the
-# host overloaded: "Oops: int3" at a text_poke site the kernel had finished
-# patching, a vCPU thread starved while the other one patched; see
-# Documentation/rverbs.rst): with one thread no vCPU runs while another
-# one patches.
-qemu_opts=("--qemu-opts=-accel tcg,thread=single")
+qemu_opts=()
 if [ -n "${RVERBS_VM_UEFI_VARS:-}" ]; then
 	code=/usr/share/OVMF/OVMF_CODE_4M.fd
-	qemu_opts+=("--qemu-opts=-drive if=pflash,format=raw,unit=0,readonly=on,file=$code"
+	qemu_opts=("--qemu-opts=-drive if=pflash,format=raw,unit=0,readonly=on,file=$code"
 		"--qemu-opts=-drive if=pflash,format=raw,unit=1,file=$RVERBS_VM_UEFI_VARS")
 fi
 # The guest writes CMD's output to $out/console.log as it runs (guest.sh);
@@ -146,30 +136,9 @@ boot() {
 	vrc=$?
 	wait $tail_pid
 }
-# RVERBS_VM_SLOTS=DIR (make check-all): at most two guests at once, one per
-# core (each has one host thread, above): a guest takes one of the lock
-# files DIR/slot1, DIR/slot2 for its whole run, and waits for one to be
-# free.  Three guests on 2 cores made the debug kernel's boot take 560 s
-# instead of 160.
-if [ -n "${RVERBS_VM_SLOTS:-}" ]; then
-	mkdir -p "$RVERBS_VM_SLOTS"
-	waited=$SECONDS said=
-	while :; do
-		exec {slot_fd}>"$RVERBS_VM_SLOTS/slot1"
-		flock -n "$slot_fd" && break
-		exec {slot_fd}>&- {slot_fd}>"$RVERBS_VM_SLOTS/slot2"
-		flock -n "$slot_fd" && break
-		exec {slot_fd}>&-
-		[ -n "$said" ] || { info "waiting for one of the two guests running to end"; said=1; }
-		sleep 2
-	done
-	[ -z "$said" ] || info "a guest ended: booting after $((SECONDS - waited)) s"
-fi
 vm_start=$SECONDS
 boot_s=${RVERBS_VM_BOOT_TIMEOUT:-300}
-# The debug kernel boots in about 160 s alone; beside a kernel build or
-# another guest it has taken up to 560 s.
-[ -n "${RVERBS_VM_KERNEL:-}" ] && boot_s=${RVERBS_VM_BOOT_TIMEOUT:-1200}
+[ -n "${RVERBS_VM_KERNEL:-}" ] && boot_s=${RVERBS_VM_BOOT_TIMEOUT:-600}
 # Up to three more boots, a safety net: a hang in the kernel's own boot is
 # not this project's, and a retry costs little.
 tries=1
