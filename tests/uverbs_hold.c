@@ -23,8 +23,7 @@
  * (local write), deregistered after the line.  With -L (load), after
  * "started", open XRC domains and close them, up to 8 open at a time, until
  * SIGUSR1; then close the rest and print "pairs: N" and "errors: N" (the
- * first as "error: open|close -<errno>"), exit status 1 on any error;
- * RVERBS_PROGRESS=FILE: the pairs done so far, kept in FILE (load_progress.h).
+ * first as "error: open|close -<errno>"), exit status 1 on any error.
  *
  * Output, one "key: value" per line after "created":
  *   vmpin: K                   (-m: the pinned memory, kB, while held)
@@ -46,7 +45,6 @@
 
 #include <rdma/rdma_user_rxe.h>
 
-#include "load_progress.h"
 #include "uverbs_raw.h"
 
 #define LOAD_LIVE 8
@@ -70,7 +68,6 @@ static int xrcd_load(int fd)
 	int ret;
 
 	sigaction(SIGUSR1, &sa, NULL);
-	progress_open();
 	printf("started\n");
 	fflush(stdout);
 	while (!__atomic_load_n(&stop_load, __ATOMIC_RELAXED)) {
@@ -80,7 +77,6 @@ static int xrcd_load(int fd)
 			if (ret && !errors++)
 				printf("error: close %d\n", ret);
 			pairs += !ret;
-			progress_note(pairs);
 		}
 		ret = open_xrcd(fd, -1, 0, &live[next]);
 		if (ret && !errors++)
