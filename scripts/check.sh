@@ -1,40 +1,77 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh [--debug] - build the kselftests and run the whole suite in one
-# VM boot.
+# check.sh [--debug] [--step prepare|main|side|summary] - build the
+# kselftests and run the suite in VM boots.
 #
 # Called by "make check" after the lint and the module build, on Debian's
 # stock kernel; with --debug ("make check-debug"), on the debug kernel of
 # scripts/mkdebugkernel.sh (KASAN, lockdep, kmemleak, UBSAN, ...), with
 # rverbs.ko, rverbs_takeover.ko and the test modules built for it from a
-# copy of the tree (scripts/debug-modules.sh).  The stock lane then boots
-# once more, for the module-signature test (UEFI firmware, module.sig_enforce=1:
-# below).  The KTAP log (one document per boot) is kept in
-# build/check[-debug]/ktap.log and the guest kernel log in
-# build/check[-debug]/vm/dmesg.log (build/check/modsig/vm/dmesg.log).  The
+# copy of the tree (scripts/debug-modules.sh).  The stock lane boots twice,
+# one after the other: the suite, then the module-signature test (UEFI
+# firmware, module.sig_enforce=1: below).  The debug lane boots twice side
+# by side: its main boot (2 vCPUs) runs the tests that need two CPUs, its
+# second boot (1 vCPU, at the lowest priority) DEBUG_LANE_UP_TESTS of
+# tests/Makefile (why: Documentation/rverbs.rst, "The two lanes").
+#
+# --step runs one part of the debug lane (make check-all runs the second
+# boot beside the stock lane): prepare (kselftests, modules), main, side
+# (the boots), summary.  Without it, all of them.
+#
+# The KTAP log (one document per boot) is kept in build/check[-debug]/ktap.log
+# (each boot's in ktap-NAME.log) and each guest kernel log in
+# build/check[-debug]/<boot>/dmesg.log (vm/, modsig/vm/, vm-side/).  The
 # last line is "N passed, N failed, N skipped".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-lane=stock
-[ "${1:-}" = --debug ] && lane=debug
+lane=stock step=all
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debug) lane=debug ;;
+	--step) step=${2:-}; shift ;;
+	*) die "usage: check.sh [--debug] [--step prepare|main|side|summary]" ;;
+	esac
+	shift
+done
+case $step in
+all) ;;
+prepare | main | side | summary) [ $lane = debug ] || die "--step is for the debug lane" ;;
+*) die "unknown step '$step'" ;;
+esac
 
 out=$RVERBS_TOP/build/check
 [ $lane = debug ] && out=$RVERBS_TOP/build/check-debug
-rm -rf "$out"
-mkdir -p "$out/tests"
 
-info "building the kselftests"
-"$RVERBS_TOP/scripts/step.sh" "$lane: kselftests" \
-	"$RVERBS_TOP/scripts/in-root.sh" make -s -C "$RVERBS_TOP/tests" OUTPUT="$out/tests" all ||
-	die "building the kselftests failed"
+if [ $step = all ] || [ $step = prepare ]; then
+	rm -rf "$out"
+	mkdir -p "$out/tests"
+	# make check-all prepares the debug lane beside the stock lane, and
+	# both build the stock test modules in tests/test_modules (lib.mk's
+	# TEST_GEN_MODS_DIR): one build at a time.
+	info "building the kselftests"
+	mkdir -p "$RVERBS_TOP/build"
+	"$RVERBS_TOP/scripts/step.sh" "$lane: kselftests" flock "$RVERBS_TOP/build/.kselftests.lock" \
+		"$RVERBS_TOP/scripts/in-root.sh" make -s -C "$RVERBS_TOP/tests" OUTPUT="$out/tests" all ||
+		die "building the kselftests failed"
+	if [ $lane = debug ]; then
+		"$RVERBS_TOP/scripts/step.sh" "debug: modules" "$RVERBS_TOP/scripts/debug-modules.sh" || exit 1
+	fi
+	[ $step = prepare ] && exit 0
+fi
+
+# make_list VAR - the words of a variable of tests/Makefile (continued
+# lines too).
+make_list() {
+	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$RVERBS_TOP/tests/Makefile" |
+		sed -n "s/^$1[[:space:]]*:\?=//p" | tr -s ' \t' '\n' | sed '/^$/d'
+}
 
 vm_env=()
 cmd_prefix=
 if [ $lane = debug ]; then
 	kdir=$(dbgk_base)/build
-	"$RVERBS_TOP/scripts/step.sh" "debug: modules" "$RVERBS_TOP/scripts/debug-modules.sh" || exit 1
 	# The whole lane's boot: its suite takes about 40 minutes; 75 minutes
 	# is the bound past which it has hung (CI's 90 minutes).
 	vm_env=(RVERBS_VM_KERNEL="$kdir" RVERBS_VM_TIMEOUT="${RVERBS_VM_TIMEOUT:-4500}")
@@ -46,14 +83,32 @@ fi
 
 # make check TESTS='a.sh b.sh': only those tests (tests/run_suite.sh).
 [ -n "${TESTS:-}" ] && cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$TESTS");"
+# make check TRACE=1: every command of every test script timed
+# (scripts/trace-env.sh), in $out/vm/trace/; scripts/trace-report.sh reads it.
+[ -n "${TRACE:-}" ] &&
+	cmd_prefix+=" mkdir -p /mnt/trace; export RVERBS_TRACE_DIR=/mnt/trace BASH_ENV=$RVERBS_TOP/scripts/trace-env.sh;"
 
-# The stock lane's second boot: Debian's kernel through UEFI firmware whose
-# signature database holds a throw-away certificate, booted with
-# module.sig_enforce=1 (tests/rverbs_modsig.sh, TEST_PROGS_MODSIG).  It runs
-# after the suite's boot, or alone with TESTS=rverbs_modsig.sh.
-modsig_tests=" $(sed -n 's/^TEST_PROGS_MODSIG[[:space:]]*:\?=//p' "$RVERBS_TOP/tests/Makefile" | xargs) "
-suite=1 modsig=
+# boot NAME VMOUT PREFIX NICE [VAR=VALUE...] - one boot of the suite, at
+# niceness NICE: its KTAP document in $out/ktap-NAME.log, vm.sh's exit
+# status in $out/NAME.rc.
+boot() {
+	local name=$1 vmout=$2 prefix=$3 nice=$4 rc
+	shift 4
+	RVERBS_VM_OUT=$vmout nice -n "$nice" env "${vm_env[@]}" "$@" "$RVERBS_TOP/scripts/vm.sh" \
+		"$prefix $RVERBS_TOP/tests/run_suite.sh $out/tests" 2>&1 | tee "$out/ktap-$name.log"
+	rc=${PIPESTATUS[0]}
+	echo "$rc" >"$out/$name.rc"
+	return "$rc"
+}
+
+boots=()
 if [ $lane = stock ]; then
+	# The stock lane's second boot: Debian's kernel through UEFI firmware
+	# whose signature database holds a throw-away certificate, booted with
+	# module.sig_enforce=1 (tests/rverbs_modsig.sh, TEST_PROGS_MODSIG).  It
+	# runs after the suite's boot, or alone with TESTS=rverbs_modsig.sh.
+	modsig_tests=" $(make_list TEST_PROGS_MODSIG | xargs) "
+	suite=1 modsig=
 	if [ -z "${TESTS:-}" ]; then
 		modsig=1
 	else
@@ -62,32 +117,86 @@ if [ $lane = stock ]; then
 			if [[ $modsig_tests == *" $t "* ]]; then modsig=1; else suite=1; fi
 		done
 	fi
+	if [ -n "$suite" ]; then
+		boots+=(suite)
+		boot suite "$out/vm" "$cmd_prefix" 0 RVERBS_VM_STEP="stock: suite boot"
+	fi
+	if [ -n "$modsig" ]; then
+		boots+=(modsig)
+		info "the module-signature boot: UEFI firmware, a throw-away key in its db, module.sig_enforce=1"
+		if "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/modsig-prep.sh" "$out/modsig"; then
+			boot modsig "$out/modsig/vm" \
+				"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig;" 0 \
+				RVERBS_VM_STEP="stock: module-signature boot" \
+				RVERBS_VM_UEFI_VARS="$out/modsig/OVMF_VARS.fd" RVERBS_VM_APPEND=module.sig_enforce=1
+		else
+			# No KTAP document: the summary counts the boot as not finished.
+			printf 'TAP version 13\n1..1\n' >"$out/ktap-modsig.log"
+			echo 1 >"$out/modsig.rc"
+		fi
+	fi
+else
+	# The debug lane: with TESTS=, those in one boot; else the main boot
+	# (2 vCPUs) and the second (1 vCPU, DEBUG_LANE_UP_TESTS) side by side.
+	# The second runs at the lowest priority, so that it takes only what
+	# the main boot leaves of the 2 cores: a vCPU thread of a guest that
+	# is starved can see a text patch's breakpoint after the patch ended
+	# (Documentation/rverbs.rst, "Known problems"), and a guest of one
+	# vCPU has no other vCPU to race with.  Its boot may take many minutes
+	# beside the main one.
+	up=" $(make_list DEBUG_LANE_UP_TESTS | xargs) "
+	main="" side=""
+	for t in $(make_list DEBUG_LANE_TESTS) $(make_list TEST_PROGS_DEBUG); do
+		if [[ $up == *" $t "* ]]; then side+="$t "; else main+="$t "; fi
+	done
+	for t in $up; do
+		[[ " $main$side " == *" $t "* ]] || die "DEBUG_LANE_UP_TESTS names $t, which is no test of the debug lane"
+	done
+	boot_main() {
+		local p=$cmd_prefix
+		[ -n "${TESTS:-}" ] || p+=" export RVERBS_TESTS=$(printf '%q' "$main");"
+		boot main "$out/vm" "$p" 0 RVERBS_VM_STEP="debug: main boot"
+	}
+	boot_side() {
+		info "the debug lane's second boot (1 vCPU, nice 19): $side"
+		boot side "$out/vm-side" "$cmd_prefix export RVERBS_TESTS=$(printf '%q' "$side");" 19 \
+			RVERBS_VM_STEP="debug: second boot (1 vCPU)" RVERBS_VM_CPUS=1 \
+			RVERBS_VM_BOOT_TIMEOUT="${RVERBS_VM_BOOT_TIMEOUT:-1800}" > >(sed -u 's/^/[side] /')
+	}
+	case $step in
+	main | side)
+		"boot_$step"
+		exit
+		;;
+	all)
+		if [ -n "${TESTS:-}" ]; then
+			boot_main
+		else
+			boot_side &
+			side_pid=$!
+			boot_main
+			wait "$side_pid"
+		fi
+		;;
+	esac
+	boots=(main)
+	[ -n "${TESTS:-}" ] || boots+=(side)
 fi
 
+# The boots' KTAP documents, in a fixed order, and the first failure of
+# their VM runs.
 : >"$out/ktap.log"
 vm_rc=0
-if [ -n "$suite" ]; then
-	RVERBS_VM_OUT=$out/vm RVERBS_VM_STEP="$lane: suite boot" env "${vm_env[@]}" "$RVERBS_TOP/scripts/vm.sh" \
-		"$cmd_prefix $RVERBS_TOP/tests/run_suite.sh $out/tests" 2>&1 | tee "$out/ktap.log"
-	vm_rc=${PIPESTATUS[0]}
-fi
-if [ -n "$modsig" ]; then
-	info "the module-signature boot: UEFI firmware, a throw-away key in its db, module.sig_enforce=1"
-	if "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/modsig-prep.sh" "$out/modsig"; then
-		RVERBS_VM_OUT=$out/modsig/vm RVERBS_VM_STEP="$lane: module-signature boot" \
-			RVERBS_VM_UEFI_VARS=$out/modsig/OVMF_VARS.fd \
-			RVERBS_VM_APPEND=module.sig_enforce=1 "$RVERBS_TOP/scripts/vm.sh" \
-			"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig; $RVERBS_TOP/tests/run_suite.sh $out/tests" 2>&1 |
-			tee -a "$out/ktap.log"
-		rc=${PIPESTATUS[0]}
+for b in "${boots[@]}"; do
+	if [ -s "$out/ktap-$b.log" ]; then
+		cat "$out/ktap-$b.log" >>"$out/ktap.log"
 	else
-		# No KTAP document: the summary counts the boot as not finished.
-		echo "TAP version 13" >>"$out/ktap.log"
-		echo "1..1" >>"$out/ktap.log"
-		rc=1
+		# A boot that never ran or wrote nothing: not finished.
+		printf 'TAP version 13\n1..1\n' >>"$out/ktap.log"
 	fi
+	rc=$(cat "$out/$b.rc" 2>/dev/null || echo 1)
 	[ "$vm_rc" -ne 0 ] || vm_rc=$rc
-fi
+done
 
 # A run of the whole lane has a floor on its passed cases (tests/case-floors).
 floor=()
@@ -108,9 +217,9 @@ if [ "$vm_rc" -ne 0 ] && [ "$sum_rc" -eq 0 ]; then
 	sed -i '$d' "$out/summary"
 	{
 		echo "failed:"
-		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm/ and $out/modsig/vm/)"
+		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm/, $out/vm-side/ and $out/modsig/vm/)"
 		# The kernel log's reports, each named with its test.
-		for f in "$out/vm/logcheck.txt" "$out/modsig/vm/logcheck.txt"; do
+		for f in "$out/vm/logcheck.txt" "$out/vm-side/logcheck.txt" "$out/modsig/vm/logcheck.txt"; do
 			[ -s "$f" ] && head -n 10 "$f" | sed 's/^/    /'
 		done
 		echo "$passed passed, 1 failed, $skipped skipped"

@@ -12,8 +12,8 @@
 # The guest is virtme-ng inside the toolchain root: its root filesystem is
 # the toolchain root (read-only, with throw-away overlays), the repository
 # and the cache appear at the same absolute paths as on the host, TCG (no
-# KVM), 2 vCPUs, and no network device but loopback: every packet a test
-# sends stays inside the guest.
+# KVM), 2 vCPUs (RVERBS_VM_CPUS), and no network device but loopback: every
+# packet a test sends stays inside the guest.
 #
 # CMD is a shell command line, run with bash in the current directory.  The
 # guest's kernel log is saved to $RVERBS_VM_OUT/dmesg.log (default
@@ -45,6 +45,9 @@ fi
 
 kernel=/boot/vmlinuz-$KREL
 memory=3G
+# RVERBS_VM_CPUS: the guest's vCPUs (2, or 1 for the debug lane's second
+# boot, scripts/check.sh).
+cpus=${RVERBS_VM_CPUS:-2}
 # The root (the toolchain root, read-only 9p) with the kernel's page cache
 # (cache=loose; virtme-ng mounts it uncached): nothing changes it while the
 # guest runs (the repository and the cache are mounts of their own, as
@@ -101,7 +104,7 @@ set +e
 # --rodir, so it cannot sit inside the repository's mount).
 boot() {
 	timeout --foreground -k 10 "$timeout_s" "$RVERBS_TOP/scripts/in-root.sh" \
-		vng --run "$kernel" --disable-kvm --cpus 2 --memory "$memory" \
+		vng --run "$kernel" --disable-kvm --cpus "$cpus" --memory "$memory" \
 		--rwdir "/mnt=$out" --rodir "$RVERBS_TOP" --rodir "$RVERBS_CACHE" --cwd "$PWD" \
 		"${append[@]}" "${qemu_opts[@]}" --verbose --exec "$RVERBS_TOP/scripts/guest.sh /mnt" \
 		</dev/null >"$out/boot.log" 2>&1 &
