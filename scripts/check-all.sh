@@ -14,8 +14,8 @@
 # them.  After the stock lane, the debug lane's main boot (2 vCPUs).  At
 # most one guest of two vCPUs runs at a time, at normal priority: a vCPU
 # thread starved beside another guest can see a text patch's breakpoint
-# after the patch (Documentation/rverbs.rst, "Known problems"), and two
-# such guests side by side were no faster (measured, "The two lanes").
+# after the patch (Documentation/rverbs.rst, "The two lanes", "Seen twice
+# on 2026-12-01"), and two such guests side by side were no faster.
 #
 # Prints each lane's closing line, the time of every step (scripts/step.sh:
 # the root, the metadata, each lane's lint, module, kernel, kselftest

@@ -141,9 +141,9 @@ else
 	# The second runs at the lowest priority, so that it takes only what
 	# the main boot leaves of the 2 cores: a vCPU thread of a guest that
 	# is starved can see a text patch's breakpoint after the patch ended
-	# (Documentation/rverbs.rst, "Known problems"), and a guest of one
-	# vCPU has no other vCPU to race with.  Its boot may take many minutes
-	# beside the main one.
+	# (Documentation/rverbs.rst, "The two lanes", "Seen twice on
+	# 2026-12-01"), and a guest of one vCPU has no other vCPU to race
+	# with.  Its boot may take many minutes beside the main one.
 	up=" $(make_list DEBUG_LANE_UP_TESTS | xargs) "
 	main="" side=""
 	for t in $(make_list DEBUG_LANE_TESTS) $(make_list TEST_PROGS_DEBUG); do

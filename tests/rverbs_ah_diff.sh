@@ -24,8 +24,8 @@
 # ::98); unreachable 198.51.100.0/24 and 2001:db8:1::/64, prohibit
 # 198.18.6.0/24 and 2001:db8:3::/64, blackhole 198.18.7.0/24 and
 # 2001:db8:5::/64.  Neighbours: .4 and ::4 permanent with MAC
-# 02:00:00:00:00:44.  Every address is a
-# documentation/benchmark range; no packet leaves the guest.
+# 02:00:00:00:00:44, .7 with 02:00:00:00:00:77 (probe()'s marks).  Every
+# address is a documentation/benchmark range; no packet leaves the guest.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -35,6 +35,8 @@ ROUTE_HOP=9	# the hop limit of the routes to .3 and ::3
 FIXED_MAC=02:00:00:00:00:44	# the permanent neighbours .4 and ::4
 STALE_MAC=02:00:00:00:00:55	# a STALE neighbour .5 (nobody has that address)
 NEW_MAC=02:00:00:00:00:66	# the peer's MAC after it changed
+MARK_MAC=02:00:00:00:00:77	# the permanent neighbour .7: probe()'s marks
+MARK_IP=192.0.2.7
 CAP=/tmp/rverbs_ah_diff.cap
 
 trap teardown EXIT
@@ -66,7 +68,8 @@ setup() {
 	ip route add 198.18.5.0/24 via 192.0.2.98 &&
 	ip -6 route add 2001:db8:4::/64 via 2001:db8::98 &&
 	ip neigh add 192.0.2.4 lladdr $FIXED_MAC dev veth0 nud permanent &&
-	ip -6 neigh add 2001:db8::4 lladdr $FIXED_MAC dev veth0 nud permanent || return 1
+	ip -6 neigh add 2001:db8::4 lladdr $FIXED_MAC dev veth0 nud permanent &&
+	ip neigh add $MARK_IP lladdr $MARK_MAC dev veth0 nud permanent || return 1
 	# rv0 with RoCE v1 GIDs too, for the RoCE v1 scenarios.
 	insmod "$RVERBS_KO" roce_v1=1 || return 1
 	rxe_pair_up || return 1
@@ -124,25 +127,31 @@ start_capture() {
 
 # probe SGID DGID [ARGS] - create an AH on rxe0 and send one datagram
 # through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen) and
-# " tc=0xNN" when the datagram's traffic class (IPv4 TOS) is not 0.
+# " tc=0xNN" when the datagram's traffic class (IPv4 TOS) is not 0.  After
+# a send, a datagram of this shell's own to the permanent neighbour .7
+# (MARK_MAC, nobody has it) follows on veth0: the capture prints in order,
+# so once it shows that mark it has shown the probe's datagram if there was
+# one (none for a local destination), however slow the machine.
 probe() {
-	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- tc='' seen line i
+	local sgid=$1 dgid=$2 idx out create dmac=- hop=- vlan=- tc='' seen marks line i
 	shift 2
 	idx=${GIDX[$sgid]}
 	[ -n "$idx" ] || { echo "no-sgid-$sgid"; return; }
-	seen=$(grep -c ethertype $CAP)
+	seen=$(grep ethertype $CAP | grep -vc "> $MARK_MAC,")
+	marks=$(grep -c "> $MARK_MAC," $CAP)
 	out=$($PROBE -d rxe0 -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
 	create=$(sed -n 's/^create: //p' <<<"$out")
 	sed -n 's/^elapsed_ms: //p' <<<"$out" >$CAP.ms
 	if [ "$create" = 0 ]; then
-		# The send has completed: its datagram is on veth0 or, for a
-		# local destination, never will be.
-		for ((i = 0; i < 10; i++)); do
-			[ "$(grep -c ethertype $CAP)" -gt "$seen" ] && break
+		# The send has completed: its datagram went through veth0's
+		# taps before the mark is sent.
+		echo mark >/dev/udp/$MARK_IP/4791
+		for ((i = 0; i < 300; i++)); do
+			[ "$(grep -c "> $MARK_MAC," $CAP)" -gt "$marks" ] && break
 			sleep 0.1
 		done
 	fi
-	line=$(grep ethertype $CAP | sed -n "$((seen + 1))p")
+	line=$(grep ethertype $CAP | grep -v "> $MARK_MAC," | sed -n "$((seen + 1))p")
 	if [ -n "$line" ]; then
 		dmac=$(awk '{ sub(",", "", $4); print $4 }' <<<"$line")
 		hop=$(grep -o -m1 -E '(ttl|hlim) [0-9]+' <<<"$line" | awk '{ print $2 }')
