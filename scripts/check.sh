@@ -9,8 +9,8 @@
 # scripts/mkdebugkernel.sh (KASAN, lockdep, kmemleak, UBSAN, ...), with
 # rverbs.ko, rverbs_takeover.ko and the test modules built for it from a
 # copy of the tree (scripts/debug-modules.sh).  The stock lane boots twice,
-# one after the other: the suite, then the module-signature test (UEFI
-# firmware, module.sig_enforce=1: below).  The debug lane boots twice side
+# side by side: the suite, and the module-signature test (UEFI firmware,
+# module.sig_enforce=1, one vCPU at the lowest priority: below).  The debug lane boots twice side
 # by side: its main boot (2 vCPUs) runs the tests that need two CPUs, its
 # second boot (1 vCPU, at the lowest priority) DEBUG_LANE_UP_TESTS of
 # tests/Makefile (why: Documentation/rverbs.rst, "The two lanes").
@@ -81,8 +81,9 @@ if [ $lane = debug ]; then
 	cmd_prefix+=" test -e /sys/kernel/debug/kmemleak -a -e /proc/lockdep || { echo '# kmemleak or lockdep is not live'; exit 1; };"
 fi
 
-# make check TESTS='a.sh b.sh': only those tests (tests/run_suite.sh).
-[ -n "${TESTS:-}" ] && cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$TESTS");"
+# make check TESTS='a.sh b.sh': only those tests (tests/run_suite.sh); on
+# the stock lane, those of the suite's boot (below).
+[ -n "${TESTS:-}" ] && [ $lane = debug ] && cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$TESTS");"
 # make check TRACE=1: every command of every test script timed
 # (scripts/trace-env.sh), in $out/vm/trace/; scripts/trace-report.sh reads it.
 [ -n "${TRACE:-}" ] &&
@@ -106,35 +107,44 @@ if [ $lane = stock ]; then
 	# The stock lane's second boot: Debian's kernel through UEFI firmware
 	# whose signature database holds a throw-away certificate, booted with
 	# module.sig_enforce=1 (tests/rverbs_modsig.sh, TEST_PROGS_MODSIG).  It
-	# runs after the suite's boot, or alone with TESTS=rverbs_modsig.sh.
+	# runs beside the suite's boot, a guest of one vCPU at the lowest
+	# priority, as the debug lane's second boot (below), or alone with
+	# TESTS=rverbs_modsig.sh.
 	modsig_tests=" $(make_list TEST_PROGS_MODSIG | xargs) "
-	suite=1 modsig=
+	suite=1 modsig='' suite_tests=''
 	if [ -z "${TESTS:-}" ]; then
 		modsig=1
 	else
 		suite=
 		for t in $TESTS; do
-			if [[ $modsig_tests == *" $t "* ]]; then modsig=1; else suite=1; fi
+			if [[ $modsig_tests == *" $t "* ]]; then modsig=1; else suite=1 suite_tests+="$t "; fi
 		done
+		cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$suite_tests");"
 	fi
-	if [ -n "$suite" ]; then
-		boots+=(suite)
-		boot suite "$out/vm" "$cmd_prefix" 0 RVERBS_VM_STEP="stock: suite boot"
-	fi
-	if [ -n "$modsig" ]; then
-		boots+=(modsig)
-		info "the module-signature boot: UEFI firmware, a throw-away key in its db, module.sig_enforce=1"
+	boot_modsig() {
+		info "the module-signature boot (1 vCPU, nice 19): UEFI firmware, a throw-away key in its db, module.sig_enforce=1"
 		if "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/modsig-prep.sh" "$out/modsig"; then
 			boot modsig "$out/modsig/vm" \
-				"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig;" 0 \
-				RVERBS_VM_STEP="stock: module-signature boot" \
-				RVERBS_VM_UEFI_VARS="$out/modsig/OVMF_VARS.fd" RVERBS_VM_APPEND=module.sig_enforce=1
+				"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig;" 19 \
+				RVERBS_VM_STEP="stock: module-signature boot (1 vCPU)" RVERBS_VM_CPUS=1 \
+				RVERBS_VM_BOOT_TIMEOUT="${RVERBS_VM_BOOT_TIMEOUT:-1200}" \
+				RVERBS_VM_UEFI_VARS="$out/modsig/OVMF_VARS.fd" RVERBS_VM_APPEND=module.sig_enforce=1 \
+				> >(sed -u 's/^/[modsig] /')
 		else
 			# No KTAP document: the summary counts the boot as not finished.
 			printf 'TAP version 13\n1..1\n' >"$out/ktap-modsig.log"
 			echo 1 >"$out/modsig.rc"
 		fi
+	}
+	[ -n "$suite" ] && boots+=(suite)
+	[ -n "$modsig" ] && boots+=(modsig)
+	modsig_pid=
+	if [ -n "$modsig" ]; then
+		boot_modsig &
+		modsig_pid=$!
 	fi
+	[ -n "$suite" ] && boot suite "$out/vm" "$cmd_prefix" 0 RVERBS_VM_STEP="stock: suite boot"
+	[ -n "$modsig_pid" ] && wait "$modsig_pid"
 else
 	# The debug lane: with TESTS=, those in one boot; else the main boot
 	# (2 vCPUs) and the second (1 vCPU, DEBUG_LANE_UP_TESTS) side by side.
