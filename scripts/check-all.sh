@@ -100,6 +100,16 @@ for l in check check-debug; do
 		awk -F '\t' -v lane="${l#check}" '{ printf "  %6d  %s test %s\n", $1, (lane == "" ? "stock:" : "debug:"), $2 }'
 done
 echo "  $(printf '%6d' $((SECONDS - start_all)))  in all"
+# What failed, again, next to the closing lines: a CI log that keeps only
+# its end still names the failed cases and the boots' log reports (each
+# lane printed them in full above).
+for l in stock:check debug:check-debug; do
+	f=build/${l#*:}/summary
+	[ -s "$f" ] && grep -q '^failed:' "$f" || continue
+	echo
+	echo "${l%%:*} lane, what failed:"
+	sed -n '/^failed:/,$p' "$f" | sed '1d; $d' | head -n 14
+done
 echo
 printf '%s\n' "${lines[@]}"
 echo "$total_p passed, $total_f failed, $total_s skipped"

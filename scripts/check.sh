@@ -126,7 +126,7 @@ if [ $lane = stock ]; then
 		if "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/modsig-prep.sh" "$out/modsig"; then
 			boot modsig "$out/modsig/vm" \
 				"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig;" 19 \
-				RVERBS_VM_STEP="stock: module-signature boot (1 vCPU)" RVERBS_VM_CPUS=1 \
+				RVERBS_VM_STEP="stock: module-signature boot (1 vCPU)" RVERBS_VM_CPUS=1 RVERBS_VM_STARVED=1 \
 				RVERBS_VM_BOOT_TIMEOUT="${RVERBS_VM_BOOT_TIMEOUT:-1200}" \
 				RVERBS_VM_UEFI_VARS="$out/modsig/OVMF_VARS.fd" RVERBS_VM_APPEND=module.sig_enforce=1 \
 				> >(sed -u 's/^/[modsig] /')
@@ -170,7 +170,7 @@ else
 	boot_side() {
 		info "the debug lane's second boot (1 vCPU, nice 19): $side"
 		boot side "$out/vm-side" "$cmd_prefix export RVERBS_TESTS=$(printf '%q' "$side");" 19 \
-			RVERBS_VM_STEP="debug: second boot (1 vCPU)" RVERBS_VM_CPUS=1 \
+			RVERBS_VM_STEP="debug: second boot (1 vCPU)" RVERBS_VM_CPUS=1 RVERBS_VM_STARVED=1 \
 			RVERBS_VM_BOOT_TIMEOUT="${RVERBS_VM_BOOT_TIMEOUT:-1800}" > >(sed -u 's/^/[side] /')
 	}
 	case $step in
@@ -228,9 +228,11 @@ if [ "$vm_rc" -ne 0 ] && [ "$sum_rc" -eq 0 ]; then
 	{
 		echo "failed:"
 		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm/, $out/vm-side/ and $out/modsig/vm/)"
-		# The kernel log's reports, each named with its test.
-		for f in "$out/vm/logcheck.txt" "$out/vm-side/logcheck.txt" "$out/modsig/vm/logcheck.txt"; do
-			[ -s "$f" ] && head -n 10 "$f" | sed 's/^/    /'
+		# Each failed boot's reason (vm.sh), and the kernel log's
+		# reports, each named with its test.
+		for d in "$out/vm" "$out/vm-side" "$out/modsig/vm"; do
+			[ -s "$d/why" ] && sed "s|^|    ${d#"$out"/}: |" "$d/why"
+			[ -s "$d/logcheck.txt" ] && head -n 8 "$d/logcheck.txt" | sed 's/^/      /'
 		done
 		echo "$passed passed, 1 failed, $skipped skipped"
 	} >>"$out/summary"

@@ -258,6 +258,25 @@ else
 	not_ok "kmemleak's summary of the final scans: not flagged"
 fi
 
+# The kernel's command line names the hang detectors' thresholds (vm.sh,
+# RVERBS_VM_STARVED): no report; a hung task after it still is one.
+cat >"$tmp/cmdline.log" <<'EOF'
+[    0.000000] Command line: console=ttyS0 sysctl.kernel.hung_task_timeout_secs=600 watchdog_thresh=60
+[    0.200000] Kernel command line: console=ttyS0 sysctl.kernel.hung_task_timeout_secs=600 watchdog_thresh=60
+[    1.000000] rverbs-vm: test t_one.sh (tainted 0)
+EOF
+if "$top/scripts/logcheck.sh" "$tmp/cmdline.log" >/dev/null; then
+	ok "the hang detectors' thresholds on the kernel command line: not flagged"
+else
+	not_ok "the hang detectors' thresholds on the kernel command line: not flagged"
+fi
+echo "[  700.000000] INFO: task rmmod:99 blocked for more than 600 seconds." >>"$tmp/cmdline.log"
+if ! out=$("$top/scripts/logcheck.sh" "$tmp/cmdline.log") && grep -q 't_one.sh' <<<"$out"; then
+	ok "a hung task after that command line: logcheck.sh fails and names t_one.sh"
+else
+	not_ok "a hung task after that command line: logcheck.sh fails and names t_one.sh"
+fi
+
 echo "1..$n"
 echo "# harness self-test: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

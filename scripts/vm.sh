@@ -33,6 +33,9 @@ timeout_s=${RVERBS_VM_TIMEOUT:-3000}
 rm -rf "$out"
 mkdir -p "$out"
 printf '%s\n' "$*" >"$out/cmd"
+# why TEXT - the one-line reason this run failed, in OUT/why, which the
+# lanes' summaries repeat (scripts/check.sh).
+why() { printf '%s\n' "$*" >>"$out/why"; }
 # The guest starts with a clean environment: pass what the scripts need.
 printf 'export RVERBS_CACHE=%q\n' "$RVERBS_CACHE" >"$out/env"
 [ -n "${CI:-}" ] && printf 'export CI=%q\n' "$CI" >>"$out/env"
@@ -81,6 +84,19 @@ fi
 # RVERBS_VM_APPEND: more kernel command line (the module-signature boot's
 # module.sig_enforce=1).
 [ -n "${RVERBS_VM_APPEND:-}" ] && append+=(--append "$RVERBS_VM_APPEND")
+# RVERBS_VM_STARVED=1: a guest that runs at the lowest priority beside
+# another (the lanes' second boots, scripts/check.sh).  Its hang detectors
+# stay on, but their thresholds are in wall-clock time, and while the other
+# guest keeps both cores busy this one's vCPU gets a few percent of a core:
+# 10 s of the host's time is a fraction of a second of its own.  Their
+# limits, for it: a task blocked 600 s (120), a CPU stuck 120 s (20:
+# watchdog_thresh 60, the most it takes, against 10), an RCU grace period
+# stalled 300 s (21, the most it takes), a netdev waited for 60 s (10).
+# A real hang still ends in a report, later, or in the test's own timeout.
+if [ -n "${RVERBS_VM_STARVED:-}" ]; then
+	append+=(--append "sysctl.kernel.hung_task_timeout_secs=600 watchdog_thresh=60"
+		--append "rcupdate.rcu_cpu_stall_timeout=300 sysctl.net.core.netdev_unregister_timeout_secs=60")
+fi
 # RVERBS_VM_UEFI_VARS=FILE: boot through UEFI firmware (Debian's OVMF)
 # with FILE as its variable store, written by the firmware (a copy made for
 # the run: scripts/modsig-prep.sh).  QEMU still loads the kernel itself
@@ -177,6 +193,11 @@ if [ "$vrc" -eq 124 ] || [ ! -s "$out/rc" ]; then
 	fi
 	t=$(last_test)
 	[ -n "$t" ] && info "it was running $t"
+	if [ "$vrc" -eq 124 ]; then
+		why "the VM did not finish within ${timeout_s}s${t:+, in $t}"
+	else
+		why "the guest died before its command finished (vng exit $vrc)${t:+, in $t}"
+	fi
 	if [ ! -s "$out/dmesg.log" ] && [ -s "$out/boot.log" ]; then
 		info "it did not reach the command; the end of its console ($out/boot.log):"
 		tail -n 25 "$out/boot.log" | sed 's/^/  /' >&2
@@ -195,6 +216,7 @@ rc=$(cat "$out/rc")
 # that was running.
 if ! bad=$("$RVERBS_TOP/scripts/logcheck.sh" "$out/dmesg.log"); then
 	printf '%s\n' "$bad" >"$out/logcheck.txt"
+	why "the guest kernel log shows a problem (logcheck.txt)"
 	info "the guest kernel log shows a problem ($out/dmesg.log):"
 	printf '%s\n' "$bad" | head -n 20 | sed 's/^/  /' >&2
 	exit 1
@@ -209,6 +231,8 @@ fi
 if [ -s "$out/kmemleak.log" ]; then
 	info "kmemleak reports leaks ($out/kmemleak.log):"
 	grep -E '^unreferenced object|^  comm|^  backtrace' "$out/kmemleak.log" | head -n 20 | sed 's/^/  /' >&2
+	why "kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.log") leak(s):" \
+		"$(grep -m 2 -E '^unreferenced object|^  comm' "$out/kmemleak.log" | xargs)"
 	exit 1
 fi
 
@@ -221,6 +245,7 @@ planted=$(sed -n 's/.*rverbs-expect: begin detector .* (tainted \([0-9]*\)).*/\1
 allowed=$(((1 << 12) | (1 << 13) | (1 << 15)))
 if [ $((taint & ~allowed)) -ne 0 ]; then
 	info "the guest kernel is tainted ($taint, not only O/E/K); see $out/dmesg.log"
+	why "the guest kernel is tainted ($taint, not only O/E/K)"
 	exit 1
 fi
 exit "$rc"
