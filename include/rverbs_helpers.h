@@ -97,6 +97,7 @@ int rverbs_tap_register(rverbs_tap_fn handler, void *priv);
 void rverbs_tap_unregister(void);
 struct net_device *rverbs_skb_rx_real_dev(const struct sk_buff *skb);
 struct net_device *rverbs_skb_dev(const struct sk_buff *skb);
+bool rverbs_skb_csum_unnecessary(const struct sk_buff *skb);
 int rverbs_skb_linearize(struct sk_buff *skb);
 const u8 *rverbs_skb_network_bytes(const struct sk_buff *skb, size_t *len);
 struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len);

@@ -152,6 +152,43 @@ else
 	not_ok "unknown: the kernel source's kselftest runner is missing (make kdir first)"
 fi
 
+# A test that leaves the network changed (a route of no device, a
+# namespace): tests/run_suite.sh fails the run and names it.  A tree of two
+# harmless tests of its own, on the host; the state is a file the first
+# test changes (RVERBS_NET_STATE_CMD), nothing of the host's.
+if [ -d "$("$top/scripts/kdir-path.sh" src)/tools/testing/selftests/kselftest" ]; then
+	fake=$tmp/fake
+	mkdir -p "$fake/tests"
+	ln -s "$top/scripts" "$fake/scripts"
+	cp "$top/tests/run_suite.sh" "$top/tests/settings" "$fake/tests/"
+	printf 'TEST_PROGS := t_route.sh t_quiet.sh\n' >"$fake/tests/Makefile"
+	for t in t_route t_quiet; do
+		{
+			echo '#!/bin/bash'
+			[ $t = t_route ] && echo "echo 'unreachable 198.51.100.0/24' >>'$tmp/netstate'"
+			printf 'echo "TAP version 13"; echo "1..1"; echo "ok 1 case a"\n'
+		} >"$fake/tests/$t.sh"
+		chmod +x "$fake/tests/$t.sh"
+	done
+	echo 'link lo' >"$tmp/netstate"
+	# Through a pipe: kselftest's runner opens /dev/stdout again for each
+	# test's output, which on a file would write over the start of it.
+	RVERBS_TESTS="t_route.sh t_quiet.sh" RVERBS_NET_STATE_CMD="cat '$tmp/netstate'" \
+		"$fake/tests/run_suite.sh" "$tmp/bin" 2>&1 | cat >"$tmp/netstate.log"
+	run_rc=${PIPESTATUS[0]}
+	"$top/scripts/ktap-summary.sh" "$tmp/netstate.log" "$tmp/skips" >"$tmp/netstate.out" 2>&1
+	sum_rc=$?
+	if [ "$run_rc" -ne 0 ] && grep -q 'left the network changed' "$tmp/netstate.log" &&
+		! grep -q 't_quiet.sh left' "$tmp/netstate.log"; then
+		expect_fail netstate "network state" "not: t_route.sh" "$sum_rc"
+	else
+		sed 's/^/# /' "$tmp/netstate.log"
+		not_ok "netstate: run_suite.sh fails a run whose test left a route behind, and names it"
+	fi
+else
+	not_ok "netstate: the kernel source's kselftest runner is missing (make kdir first)"
+fi
+
 # A WARNING in the kernel log while t_skip.sh runs: logcheck.sh names it.
 cat >"$tmp/dmesg.log" <<'EOF'
 [    1.000000] rverbs-vm: test t_one.sh (tainted 0)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Send RoCE v2 UD packets, right or spoilt, through a raw IPv4 socket.
+"""Send RoCE v2 UD packets, right or spoilt, through a raw IP socket.
 
     roce_inject.py WHAT SRC DST QPN [MARKER]
+    roce_inject.py mutate SRC DST QPN SEED COUNT
 
-Sends one UD SEND from SRC to DST (IPv4 addresses, UDP port 4791) for
+Sends one UD SEND from SRC to DST (IPv4 or IPv6 addresses, UDP port 4791) for
 QP number QPN, with Q_Key 0x11111111, source QP 0x33, P_Key 0xffff, the
 16-byte payload "rv0 wire test!!!" and a right ICRC, spoilt as WHAT says:
 
@@ -15,7 +16,8 @@ QP number QPN, with Q_Key 0x11111111, source QP 0x33, P_Key 0xffff, the
   udpsum   a wrong (non-zero) UDP checksum
   qkey     Q_Key 0x22222222
   pkey     P_Key 0x1234 (not the default partition)
-  options  an IPv4 header with 4 bytes of options (NOP, NOP, NOP, EOL)
+  options  an IPv4 header with 4 bytes of options (NOP, NOP, NOP, EOL);
+           IPv6: a hop-by-hop options header (PadN) before the UDP header
   big      1025 bytes of payload: more than a 1024-byte receive buffer
            (after its 40-byte GRH) takes
 
@@ -23,11 +25,22 @@ With MARKER ("marker"), a good packet with the 20-byte payload "rv0 wire
 test marker" follows at once, from the same process and CPU, so that it
 reaches the receiver after the first: when a receiver has delivered the
 marker, it has dealt with the packet before.
-The whole IP header is the script's own (IP_HDRINCL): the ICRC covers its
-identification and flags; the kernel fills in only the checksum.
+The whole IP header is the script's own (IP_HDRINCL, IPv6's IPPROTO_RAW):
+the ICRC covers its identification and flags; the kernel fills in only the
+IPv4 checksum. Over IPv6 the UDP checksum is computed (it is mandatory
+there), and the ICRC's pseudo-header masks the traffic class, flow label
+and hop limit, as soft-RoCE's does (rxe_icrc.c).
+
+"mutate" sends COUNT good packets, each with one to four random bytes
+changed (a PRNG seeded with SEED) anywhere from the UDP length to the end,
+the ICRC computed again after the change for every other one (so that
+the packet passes the ICRC and reaches the checks behind it); the IP
+header and the UDP ports are left alone, so each one reaches the receiver.
+It prints "mutated: COUNT".
 """
 
 import os
+import random
 import socket
 import struct
 import sys
@@ -39,7 +52,76 @@ MARKER = b"rv0 wire test marker"
 KINDS = ("good", "short", "icrc", "opcode", "udpsum", "qkey", "pkey", "options", "big")
 
 
-def packet(what, src, dst, qpn, payload=PAYLOAD):
+def icrc_of(pseudo, rest):
+    """The ICRC over a masked pseudo-header and the rest of the packet."""
+    return zlib.crc32(bytes(pseudo) + bytes(rest), ICRC_SEED ^ 0xFFFFFFFF)
+
+
+def checksum(data):
+    """The Internet checksum (RFC 1071) of data."""
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+def body_of(what, qpn, payload):
+    """The BTH, the DETH, the payload and its padding."""
+    pad = -len(payload) % 4
+    opcode = 0x64 if what != "opcode" else 0x04
+    pkey = 0xFFFF if what != "pkey" else 0x1234
+    qkey = 0x11111111 if what != "qkey" else 0x22222222
+    bth = struct.pack(">BBHII", opcode, pad << 4, pkey, qpn, 0)
+    deth = struct.pack(">II", qkey, 0x33)
+    return bth, deth + payload + bytes(pad)
+
+
+def packet6(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
+    """An IPv6 packet; mutate(dgram) changes the datagram before the ICRC
+    (returns True) or after it (returns False)."""
+    if what == "big":
+        payload = bytes(range(256)) * 4 + b"!"
+    bth, rest = body_of(what, qpn, payload)
+    saddr = socket.inet_pton(socket.AF_INET6, src)
+    daddr = socket.inet_pton(socket.AF_INET6, dst)
+    # A hop-by-hop header (next header UDP, length 0: 8 bytes, PadN).
+    ext = bytes([17, 0, 1, 4, 0, 0, 0, 0]) if what == "options" else b""
+    udp_len = 8 + len(bth) + len(rest) + 4
+    ip6 = struct.pack(">IHBB16s16s", 0x60000000, len(ext) + udp_len, 0 if ext else 17, 64,
+                      saddr, daddr)
+    dgram = bytearray(struct.pack(">HHHH", 0xC001, 4791, udp_len, 0)) + bth + rest
+    before = mutate(dgram) if mutate else False
+    # rxe_icrc.c: the IPv6 header with its class, flow label and hop limit
+    # set to ones (the UDP length as the datagram says, the next header
+    # UDP, as if there were no extension header), the UDP checksum too,
+    # and the BTH's resv8a.
+    pseudo = bytearray(struct.pack(">IHBB16s16s", 0x6FFFFFFF, udp_len, 17, 0xFF, saddr, daddr))
+    pseudo += dgram[:8] + dgram[8:8 + len(bth)]
+    pseudo[40 + 6:40 + 8] = b"\xff\xff"
+    pseudo[48 + 4] = 0xFF
+    icrc = icrc_of(pseudo, dgram[8 + len(bth):])
+    if what == "icrc":
+        icrc ^= 1
+    dgram += struct.pack("<I", icrc)
+    if mutate and not before:
+        mutate(dgram)
+    if what == "short":
+        dgram = dgram[:4] + struct.pack(">H", 8 + 6) + dgram[6:8] + bth[:6]
+        ip6 = ip6[:4] + struct.pack(">H", len(ext) + len(dgram)) + ip6[6:]
+    if not (mutate and dgram[6:8] != b"\0\0"):
+        csum = checksum(saddr + daddr + struct.pack(">I3xB", len(dgram), 17) + bytes(dgram[:6]) +
+                        b"\0\0" + bytes(dgram[8:]))
+        dgram[6:8] = struct.pack(">H", csum or 0xFFFF)
+    if what == "udpsum":
+        dgram[6:8] = struct.pack(">H", (struct.unpack(">H", dgram[6:8])[0] ^ 0x1234) or 1)
+    return ip6 + ext + bytes(dgram)
+
+
+def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
+    if ":" in src:
+        return packet6(what, src, dst, qpn, payload, mutate)
     if what == "big":
         payload = bytes(range(256)) * 4 + b"!"
     pad = -len(payload) % 4
@@ -60,17 +142,21 @@ def packet(what, src, dst, qpn, payload=PAYLOAD):
     # the variant fields masked (type of service, time to live, header
     # checksum; UDP checksum; the BTH's FECN/BECN byte), then the rest
     # (zlib's CRC-32 inverts before and after: start from ~seed).
-    pseudo = bytearray(ip) + udp + bytearray(bth)
+    dgram = udp + bytearray(body)
+    before = mutate(dgram) if mutate else False
+    pseudo = bytearray(ip) + dgram[:8 + len(bth)]
     pseudo[1] = 0xFF
     pseudo[8] = 0xFF
     pseudo[10:12] = b"\xff\xff"
     at = len(ip)
     pseudo[at + 6:at + 8] = b"\xff\xff"
     pseudo[at + 8 + 4] = 0xFF
-    icrc = zlib.crc32(bytes(pseudo) + body[len(bth):], ICRC_SEED ^ 0xFFFFFFFF)
+    icrc = icrc_of(pseudo, dgram[8 + len(bth):])
     if what == "icrc":
         icrc ^= 1
-    dgram = udp + body + struct.pack("<I", icrc)
+    dgram += struct.pack("<I", icrc)
+    if mutate and not before:
+        mutate(dgram)
     if what == "short":
         dgram = udp[:4] + struct.pack(">H", 8 + 6) + udp[6:8] + bth[:6]
     if what == "udpsum":
@@ -78,16 +164,38 @@ def packet(what, src, dst, qpn, payload=PAYLOAD):
     return bytes(ip) + bytes(dgram)
 
 
+def mutator(rng):
+    """A mutation of one to four random bytes from the UDP length on; for
+    every other packet before the ICRC is computed."""
+    before = rng.random() < 0.5
+
+    def mutate(dgram):
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(4, len(dgram))
+            dgram[at] ^= rng.randint(1, 255)
+        return before
+    return mutate
+
+
 def main(argv):
-    if len(argv) not in (5, 6) or argv[1] not in KINDS or \
-            (len(argv) == 6 and argv[5] != "marker"):
+    mutating = len(argv) == 7 and argv[1] == "mutate"
+    if not mutating and (len(argv) not in (5, 6) or argv[1] not in KINDS or
+                         (len(argv) == 6 and argv[5] != "marker")):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     what, src, dst, qpn = argv[1], argv[2], argv[3], int(argv[4], 0)
     # One CPU: the receive side queues each packet to the backlog of the
     # CPU that sent it (veth), so the marker cannot overtake the first.
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    family = socket.AF_INET6 if ":" in src else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    if mutating:
+        rng = random.Random(int(argv[5]))
+        count = int(argv[6])
+        for _ in range(count):
+            s.sendto(packet("good", src, dst, qpn, mutate=mutator(rng)), (dst, 0))
+        print("mutated: %d" % count)
+        return 0
     s.sendto(packet(what, src, dst, qpn), (dst, 0))
     if len(argv) == 6:
         s.sendto(packet("good", src, dst, qpn, MARKER), (dst, 0))

@@ -84,12 +84,31 @@ kselftest_override_timeout=$(sed -n 's/^timeout=//p' "$RVERBS_TOP/tests/settings
 # several times slower.
 [ "${RVERBS_LANE:-}" = debug ] && kselftest_override_timeout=$((kselftest_override_timeout * 3))
 
+# net_state - what every test must leave as it found it: the routes of the
+# initial namespace (both families, every table), its links, and the named
+# namespaces.  A route of no device (unreachable, prohibit, blackhole) or
+# a namespace left behind changes what the tests after it see.
+net_state() {
+	local l
+	ip -o route show table all 2>&1
+	ip -o -6 route show table all 2>&1
+	for l in /sys/class/net/*; do echo "link ${l##*/}"; done
+	for l in /run/netns/*; do [ -e "$l" ] && echo "netns ${l##*/}"; done
+}
+# RVERBS_NET_STATE_CMD: a command that prints the state instead
+# (scripts/harness-selftest.sh plants a change with it).
+state_now() {
+	if [ -n "${RVERBS_NET_STATE_CMD:-}" ]; then bash -c "$RVERBS_NET_STATE_CMD"; else net_state; fi
+}
+
 ktap_print_header
-ktap_set_plan $((${#tests[@]} + ${#unknown[@]}))
+ktap_set_plan $((${#tests[@]} + ${#unknown[@]} + 1))
 for name in "${unknown[@]}"; do
 	echo "# selftests: rverbs: $name"
 	ktap_test_fail "selftests: rverbs: $name # no such test in this run (tests/Makefile)"
 done
+state=$(state_now)
+left=()
 for t in "${tests[@]}"; do
 	case $t in
 	"$KSFT_DIR"/*) dir=${t#"$KSFT_DIR"/}; dir=${dir%/*} ;;
@@ -101,6 +120,25 @@ for t in "${tests[@]}"; do
 	echo "rverbs-vm: test $dir: ${t##*/} (tainted $(cat /proc/sys/kernel/tainted))" >/dev/kmsg
 	run_one "$dir" "$t"
 	ktap_print_msg "$dir: ${t##*/} took $((SECONDS - start)) s"
+	now=$(state_now)
+	if [ "$now" != "$state" ]; then
+		ktap_print_msg "$dir: ${t##*/} left the network changed (- before, + after):"
+		diff <(echo "$state") <(echo "$now") | sed -n 's/^[<>]/# &/p' | head -n 20
+		left+=("${t##*/}")
+		state=$now
+	fi
 done
+# One case of its own: every test left the routes, links and namespaces as
+# it found them.
+echo "# selftests: rverbs: network state"
+echo "# TAP version 13"
+echo "# 1..1"
+if [ ${#left[@]} -eq 0 ]; then
+	echo "# ok 1 every test left the routes, links and namespaces as it found them"
+	ktap_test_pass "selftests: rverbs: network state"
+else
+	echo "# not ok 1 every test left the routes, links and namespaces as it found them # not: ${left[*]}"
+	ktap_test_fail "selftests: rverbs: network state # left changed by ${left[*]}"
+fi
 ktap_print_totals
 [ "$KTAP_CNT_FAIL" -eq 0 ]

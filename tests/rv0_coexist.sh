@@ -88,13 +88,39 @@ for _ in range(n):
 PY
 }
 
+# wire_moved DEV NAME N - rv device DEV's wire counters (debugfs) against
+# $WIRE_BEFORE: NAME moved by exactly N, and no other counter moved. What
+# rv did with each packet, by its reason.
+wire_moved() {
+	local k v want
+	local -A b=()
+	while read -r k v; do
+		b[$k]=$v
+	done <<<"$WIRE_BEFORE"
+	while read -r k v; do
+		[[ $k == \#* ]] && continue
+		want=${b[$k]:-missing}
+		[ "$k" = "$2" ] && want=$((b[$k] + $3))
+		[ "$v" = "$want" ] || return 1
+	done </sys/kernel/debug/rverbs/$1/wire
+}
+
+# counted_as DEV NAME N - wire_moved, waited for (the packets are taken in
+# softirq), and otherwise what moved.
+counted_as() {
+	wait_until 10 wire_moved "$@" && return 0
+	ktap_print_msg "$1's wire counters, before and after (wanted: $2 +$3, nothing else):"
+	diff <(echo "$WIRE_BEFORE") /sys/kernel/debug/rverbs/$1/wire | sed 's/^/# /'
+	return 1
+}
+
 ktap_print_header
 modprobe ib_uverbs && modprobe rdma_rxe && insmod "$RVERBS_KO" && ns_setup &&
 	ip netns add $NS2 && ip link add veth2 type veth peer name veth3 &&
 	ip link set veth3 netns $NS2 && ip addr add $IP4_C/24 dev veth2 && ip link set veth2 up &&
 	ip -n $NS2 addr add $IP4_D/24 dev veth3 && ip -n $NS2 link set veth3 up ||
 	ktap_exit_fail_msg "setup failed"
-ktap_set_plan 14
+ktap_set_plan 16
 
 ksft_check "rv devices on veth0, on veth1 in netns $NS and on veth2" \
 	bash -c "rdma link add rv0 type rverbs netdev veth0 &&
@@ -127,6 +153,7 @@ time.sleep(60)' &
 joined=$!
 sleep 0.5
 before=$(rx_packets veth2)
+WIRE_BEFORE=$(cat /sys/kernel/debug/rverbs/rv2/wire)
 ksft_check "$PACKETS unicast RoCE v2 packets sent to rv2's netdev" send_roce $NS2 $IP4_D $IP4_C
 ksft_check "$PACKETS multicast RoCE v2 packets sent to $GROUP on rv2's netdev" \
 	send_roce $NS2 $IP4_D $GROUP
@@ -134,10 +161,18 @@ sleep 0.5
 after=$(rx_packets veth2)
 ktap_print_msg "veth2 received $((after - before)) packets"
 ksft_check "veth2 received them all" test $((after - before)) -ge $((2 * PACKETS))
+# Their ICRC is zero: rv2 took each one and dropped it for that, and for
+# nothing else (rxe has no device there).
+ksft_check "rv2 dropped each of them for its ICRC, and did nothing else" \
+	counted_as rv2 drop_icrc $((2 * PACKETS))
 kill $joined 2>/dev/null
 wait $joined 2>/dev/null
+WIRE_BEFORE=$(cat /sys/kernel/debug/rverbs/rv0/wire)
 ksft_check "RoCE v2 packets at rv0's netdev (rxe0's too) from $NS" \
 	send_roce $NS $IP4_B $IP4_A
+# soft-RoCE has a device on veth0: rv0 leaves every packet to it.
+ksft_check "rv0 left each of them to soft-RoCE, and did nothing else" \
+	counted_as rv0 yield_rxe $PACKETS
 ksft_check "rv2 is still ACTIVE with an empty AH table" \
 	bash -c "ibv_devinfo -d rv2 | grep -q PORT_ACTIVE &&
 		test \$(grep -vc '^#' /sys/kernel/debug/rverbs/rv2/ah) = 0"

@@ -12,10 +12,14 @@
 # v2, and rv0's the same as soft-RoCE's field by field.  Then packets sent
 # at a live UD QP (ud_sink.py) from the other side through a raw socket
 # (roce_inject.py), right and spoilt (short, bad ICRC, RC opcode, bad UDP
-# checksum, wrong Q_Key, wrong P_Key, IPv4 options, more than the receive
-# buffer holds), first at soft-RoCE's QP as the reference, then at rv0's:
-# the same completions, and each drop counted by its reason in
-# /sys/kernel/debug/rverbs/rv0/wire; and a packet for a QP nobody has.
+# checksum, wrong Q_Key, wrong P_Key, IPv4 options or an IPv6 extension
+# header, more than the receive buffer holds), over IPv4 and IPv6, first at
+# soft-RoCE's QP as the reference, then at rv0's: the same completions, and
+# each drop counted by its reason in /sys/kernel/debug/rverbs/rv0/wire; a
+# packet for a QP nobody has; and MUTATED good packets over each, one to
+# four random bytes changed (a new seed every run, logged), every other one
+# with its ICRC made right again: each is counted exactly once, by its
+# reason, and nothing else moves.
 # Last, under traffic from rv0: rmmod rverbs, then its netdev removed.
 
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +36,11 @@ DBG=/sys/kernel/debug/rverbs
 PORT=18700
 # The packets sent at a live QP, below.
 KINDS_ALL=(good short icrc opcode udpsum qkey pkey options big)
+# Mutated packets per IP version (a seed new every run; MUTATE_SEED= for a
+# replay).
+MUTATE_COUNT=200
+[ "${RVERBS_LANE:-}" = debug ] && MUTATE_COUNT=50
+MUTATE_SEED=${MUTATE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 cleanup() {
 	rdma link del rv0 2>/dev/null
@@ -191,7 +200,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup ||
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 15 + 2 * FULL + ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 17 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -262,37 +271,93 @@ for k in "${KINDS[@]}"; do
 	WANT[$k]+="wr_id $wr status 0 byte_len 60 src_qp 51 grh 1"$'\n'
 	wr=$((wr + 1))
 done
-if [ $FULL = 1 ]; then
-	if sink_start rxe1 "$NS"; then
-		for k in "${KINDS[@]}"; do
-			RXE[$k]=$(sunk $k - $IP4_A $IP4_B)$'\n'
-		done
-		sink_stop
+# IP version, then the addresses (sender, receiver) of each side.
+for v in 4 6; do
+	if [ $v = 4 ]; then at_rxe=("$IP4_A" "$IP4_B") at_rv=("$IP4_B" "$IP4_A"); else
+		at_rxe=("$IP6_A" "$IP6_B") at_rv=("$IP6_B" "$IP6_A")
 	fi
-fi
-sink_start rv0 || ktap_print_msg "no UD sink on rv0"
-for k in "${KINDS[@]}"; do
-	before=$(wire "${REASON[$k]}")
-	got=$(sunk $k "$NS" $IP4_B $IP4_A)$'\n'
-	after=$(wire "${REASON[$k]}")
-	moved=$((after - before))
-	[ $k = good ] && moved=$((moved - 1))
-	ok=1
-	if [ "$got" != "${WANT[$k]}" ]; then
-		ok=0
-		printf '# rv0 gave:\n%s# expected:\n%s' "$got" "${WANT[$k]}"
+	# Not sent to soft-RoCE: over IPv6, a packet too short for its BTH.
+	# rxe_rcv() (7.2, rxe_recv.c) drops it before it has set pkt->qp,
+	# which lies in skb->cb over what IPv6 left there (IP6CB), and its
+	# drop path puts that "QP": an oops in softirq (seen 2026-12-03).
+	# Documentation/rv0.rst, "Found in soft-RoCE".
+	no_ref=
+	[ $v = 6 ] && no_ref=short
+	if [ $FULL = 1 ]; then
+		if sink_start rxe1 "$NS"; then
+			for k in "${KINDS[@]}"; do
+				if [ "$k" = "$no_ref" ]; then
+					# In its place one that soft-RoCE drops
+					# too, so that the marker takes the same
+					# receive WQE as on rv0.
+					sunk icrc - "${at_rxe[@]}" >/dev/null
+					continue
+				fi
+				RXE[$k]=$(sunk $k - "${at_rxe[@]}")$'\n'
+			done
+			sink_stop
+		fi
 	fi
-	if [ $FULL = 1 ] && [ "${RXE[$k]}" != "${WANT[$k]}" ]; then
-		ok=0
-		printf '# rxe1 gave:\n%s' "${RXE[$k]}"
-	fi
-	[ "$moved" = 1 ] || { ok=0; echo "# ${REASON[$k]}: $before before, $after after"; }
-	ksft_check "$k at a live QP: rv0 gives soft-RoCE's completions, ${REASON[$k]} counted" \
-		test $ok = 1
+	sink_start rv0 || ktap_print_msg "no UD sink on rv0"
+	for k in "${KINDS[@]}"; do
+		before=$(wire "${REASON[$k]}")
+		got=$(sunk $k "$NS" "${at_rv[@]}")$'\n'
+		after=$(wire "${REASON[$k]}")
+		moved=$((after - before))
+		[ $k = good ] && moved=$((moved - 1))
+		ok=1
+		if [ "$got" != "${WANT[$k]}" ]; then
+			ok=0
+			printf '# rv0 gave:\n%s# expected:\n%s' "$got" "${WANT[$k]}"
+		fi
+		ref="soft-RoCE's"
+		if [ "$k" = "$no_ref" ]; then
+			ref="the expected (not sent to soft-RoCE, which oopses on it)"
+		elif [ $FULL = 1 ] && [ "${RXE[$k]}" != "${WANT[$k]}" ]; then
+			ok=0
+			printf '# rxe1 gave:\n%s' "${RXE[$k]}"
+		fi
+		[ "$moved" = 1 ] || { ok=0; echo "# ${REASON[$k]}: $before before, $after after"; }
+		ksft_check "$k at a live QP, IPv$v: rv0 gives $ref completions, ${REASON[$k]} counted" \
+			test $ok = 1
+	done
+	sink_stop
 done
-sink_stop
 
 ksft_check "a QP number nobody has: dropped, counted" dropped good drop_qpn
+
+# wire_sum - every packet rv0 took: received, and dropped by any reason.
+wire_sum() {
+	local k v n=0
+	while read -r k v; do
+		[[ $k == received || $k == drop_* ]] && n=$((n + v))
+	done <$DBG/rv0/wire
+	echo $n
+}
+# mutated V SRC DST - MUTATE_COUNT mutated packets from SRC at rv0 (no QP
+# there now): each counted once, by its reason, and nothing delivered or
+# sent.
+mutated() {
+	local before sum sent out
+	before=$(cat $DBG/rv0/wire)
+	sum=$(wire_sum)
+	sent=$(wire sent)
+	out=$(ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/roce_inject.py" mutate "$2" "$3" 17 \
+		"$((MUTATE_SEED + $1))" "$MUTATE_COUNT") && [ "$out" = "mutated: $MUTATE_COUNT" ] ||
+		{ echo "# roce_inject.py: $out"; return 1; }
+	if ! wait_until 20 eval '[ "$(wire_sum)" -ge $((sum + MUTATE_COUNT)) ]'; then
+		echo "# $((sum + MUTATE_COUNT)) packets counted wanted, $(wire_sum) seen"
+		return 1
+	fi
+	diff <(echo "$before") $DBG/rv0/wire | sed -n 's/^[<>]/# &/p'
+	[ "$(wire_sum)" = $((sum + MUTATE_COUNT)) ] && [ "$(wire sent)" = "$sent" ] &&
+		[ "$(wire received)" = "$(value_of <(echo "$before") received)" ]
+}
+ktap_print_msg "mutated packets: seed $MUTATE_SEED (MUTATE_SEED=$MUTATE_SEED replays them)"
+ksft_check "$MUTATE_COUNT mutated packets over IPv4: each counted once by its reason, none delivered" \
+	mutated 4 $IP4_B $IP4_A
+ksft_check "$MUTATE_COUNT mutated packets over IPv6: each counted once by its reason, none delivered" \
+	mutated 6 $IP6_B $IP6_A
 # under_traffic ACTION... - ACTION while a long ibv_ud_pingpong from rv0
 # to rxe1, with completion events, has messages flowing (rv0 sent 100 more
 # packets); the client must then exit by itself within 30 s, with an error

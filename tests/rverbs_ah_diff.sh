@@ -39,7 +39,20 @@ MARK_MAC=02:00:00:00:00:77	# the permanent neighbour .7: probe()'s marks
 MARK_IP=192.0.2.7
 CAP=/tmp/rverbs_ah_diff.cap
 
-trap teardown EXIT
+# The routes of no device (unreachable, prohibit, blackhole) outlive the
+# veths: removed here, or the tests after this one would find them
+# (tests/run_suite.sh checks that each test leaves the routes as it found
+# them).
+ah_diff_teardown() {
+	ip route del unreachable 198.51.100.0/24 2>/dev/null
+	ip -6 route del unreachable 2001:db8:1::/64 2>/dev/null
+	ip route del prohibit 198.18.6.0/24 2>/dev/null
+	ip -6 route del prohibit 2001:db8:3::/64 2>/dev/null
+	ip route del blackhole 198.18.7.0/24 2>/dev/null
+	ip -6 route del blackhole 2001:db8:5::/64 2>/dev/null
+	teardown
+}
+trap ah_diff_teardown EXIT
 
 setup() {
 	modprobe rdma_rxe && modprobe ib_uverbs && modprobe 8021q || return 1

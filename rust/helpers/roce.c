@@ -41,25 +41,41 @@ static rverbs_tap_fn rverbs_tap_handler;
 static void *rverbs_tap_priv;
 
 /*
- * A datagram to UDP port 4791 (IPv4 without options, IPv6 with UDP as
- * the next header) goes to the handler; it returns true if it took it.
+ * A datagram to UDP port 4791 goes to the handler; it returns true if it
+ * took it.  IPv6 extension headers are walked to the UDP header (IPv6's
+ * LOCAL_IN comes before they are parsed): a RoCE v2 packet with one goes
+ * to the handler too, which drops it for its header, as it drops IPv4
+ * options (soft-RoCE's ICRC pseudo-header assumes UDP right after the IP
+ * header).  A fragment is left to the stack, which reassembles it after
+ * this hook.
  */
 static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 					const struct nf_hook_state *state)
 {
 	struct udphdr _uh;
 	const struct udphdr *uh;
+	unsigned int udp_off;
 
 	if (skb->protocol == htons(ETH_P_IP)) {
 		if (ip_hdr(skb)->protocol != IPPROTO_UDP)
 			return NF_ACCEPT;
+		udp_off = skb_transport_offset(skb);
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		if (ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
-			return NF_ACCEPT;
+		unsigned int off = 0;
+		int flags = 0;
+
+		if (ipv6_hdr(skb)->nexthdr == IPPROTO_UDP) {
+			udp_off = skb_transport_offset(skb);
+		} else {
+			if (ipv6_find_hdr(skb, &off, IPPROTO_UDP, NULL, &flags) != IPPROTO_UDP ||
+			    (flags & IP6_FH_F_FRAG))
+				return NF_ACCEPT;
+			udp_off = off;
+		}
 	} else {
 		return NF_ACCEPT;
 	}
-	uh = skb_header_pointer(skb, skb_transport_offset(skb), sizeof(_uh), &_uh);
+	uh = skb_header_pointer(skb, udp_off, sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(ROCE_V2_UDP_DPORT))
 		return NF_ACCEPT;
 	/*
@@ -151,6 +167,17 @@ struct net_device *rverbs_skb_rx_real_dev(const struct sk_buff *skb)
 struct net_device *rverbs_skb_dev(const struct sk_buff *skb)
 {
 	return skb->dev;
+}
+
+/*
+ * Whether the packet's transport checksum is known good without reading its
+ * bytes (skb_csum_unnecessary: verified by the device, or a local packet
+ * whose checksum is still to be filled in, CHECKSUM_PARTIAL, as over veth),
+ * as the UDP layer takes it (udp_lib_checksum_complete).
+ */
+bool rverbs_skb_csum_unnecessary(const struct sk_buff *skb)
+{
+	return skb_csum_unnecessary(skb);
 }
 
 /* Makes the packet linear: an allocation only if it is not. */

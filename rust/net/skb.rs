@@ -68,6 +68,16 @@ impl SkBuff {
         unsafe { core::slice::from_raw_parts_mut(data, len) }
     }
 
+    /// Whether the packet's transport checksum needs no reading of its
+    /// bytes (`skb_csum_unnecessary`): the device verified it, or the
+    /// packet is a local one whose checksum was never filled in
+    /// (`CHECKSUM_PARTIAL`: its bytes hold only the pseudo-header's sum),
+    /// as the UDP layer judges it.
+    pub(crate) fn csum_unnecessary(&self) -> bool {
+        // SAFETY: The buffer is valid.
+        unsafe { bindings::rverbs_skb_csum_unnecessary(self.skb.as_ptr()) }
+    }
+
     /// Makes a received packet linear (which allocates only if it was
     /// not), for [`SkBuff::network_bytes`]. `ENOMEM` if that fails.
     pub(crate) fn linearize(&mut self) -> Result {

@@ -521,8 +521,9 @@ pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
         counters.count(Count::Header);
         return;
     }
+    let csum_known_good = skb.csum_unnecessary();
     let bytes = skb.network_bytes();
-    let pkt = match wire::parse(bytes) {
+    let pkt = match wire::parse(bytes, csum_known_good) {
         Ok(pkt) => pkt,
         Err(why) => {
             counters.count(match why {
