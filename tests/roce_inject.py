@@ -101,12 +101,7 @@ def packet6(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
     pseudo += dgram[:8] + dgram[8:8 + len(bth)]
     pseudo[40 + 6:40 + 8] = b"\xff\xff"
     pseudo[48 + 4] = 0xFF
-    icrc = icrc_of(pseudo, dgram[8 + len(bth):])
-    if what == "icrc":
-        icrc ^= 1
-    dgram += struct.pack("<I", icrc)
-    if mutate and not before:
-        mutate(dgram)
+    seal(dgram, pseudo, len(bth), what, mutate, before)
     if what == "short":
         dgram = dgram[:4] + struct.pack(">H", 8 + 6) + dgram[6:8] + bth[:6]
         ip6 = ip6[:4] + struct.pack(">H", len(ext) + len(dgram)) + ip6[6:]
@@ -119,18 +114,25 @@ def packet6(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
     return ip6 + ext + bytes(dgram)
 
 
+def seal(dgram, pseudo, bth_len, what, mutate, mutated_before):
+    """Appends the ICRC over PSEUDO and the datagram after its UDP header
+    and BTH (spoilt for "icrc"), then applies MUTATE if it was not applied
+    before the ICRC was computed."""
+    icrc = icrc_of(pseudo, dgram[8 + bth_len:])
+    if what == "icrc":
+        icrc ^= 1
+    dgram += struct.pack("<I", icrc)
+    if mutate and not mutated_before:
+        mutate(dgram)
+
+
 def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
     if ":" in src:
         return packet6(what, src, dst, qpn, payload, mutate)
     if what == "big":
         payload = bytes(range(256)) * 4 + b"!"
-    pad = -len(payload) % 4
-    opcode = 0x64 if what != "opcode" else 0x04
-    pkey = 0xFFFF if what != "pkey" else 0x1234
-    qkey = 0x11111111 if what != "qkey" else 0x22222222
-    bth = struct.pack(">BBHII", opcode, pad << 4, pkey, qpn, 0)
-    deth = struct.pack(">II", qkey, 0x33)
-    body = bth + deth + payload + bytes(pad)
+    bth, rest = body_of(what, qpn, payload)
+    body = bth + rest
     options = b"\x01\x01\x01\x00" if what == "options" else b""
     udp_len = 8 + len(body) + 4
     ihl = 5 + len(options) // 4
@@ -151,12 +153,7 @@ def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
     at = len(ip)
     pseudo[at + 6:at + 8] = b"\xff\xff"
     pseudo[at + 8 + 4] = 0xFF
-    icrc = icrc_of(pseudo, dgram[8 + len(bth):])
-    if what == "icrc":
-        icrc ^= 1
-    dgram += struct.pack("<I", icrc)
-    if mutate and not before:
-        mutate(dgram)
+    seal(dgram, pseudo, len(bth), what, mutate, before)
     if what == "short":
         dgram = udp[:4] + struct.pack(">H", 8 + 6) + udp[6:8] + bth[:6]
     if what == "udpsum":
