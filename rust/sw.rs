@@ -26,4 +26,5 @@ pub(crate) mod link;
 pub(crate) mod mr;
 pub(crate) mod port;
 pub(crate) mod qp;
+pub(crate) mod receive;
 pub(crate) mod wire;

@@ -19,12 +19,8 @@
 //! path finds alive while it uses them.
 
 use super::{
-    cq::CqFull,
     device::Rv,
-    mr::{
-        self,
-        MrError, //
-    },
+    mr,
     qp::{
         QpCore,
         SendState,
@@ -33,7 +29,6 @@ use super::{
     wire::{
         self,
         Count,
-        Malformed,
         Outgoing, //
     },
 };
@@ -45,9 +40,7 @@ use crate::net::{
 use crate::rdma::{
     cq::{
         UserWc,
-        WC_GRH,
         WC_LOC_QP_OP_ERR,
-        WC_OP_RECV,
         WC_OP_SEND,
         WC_SUCCESS,
         WC_WITH_IMM,
@@ -78,27 +71,27 @@ use kernel::{
 };
 
 /// The only port.
-const PORT: u8 = 1;
+pub(super) const PORT: u8 = 1;
 
 /// The bytes of the global route header a UD receive gets first.
-const GRH_LEN: usize = 40;
+pub(super) const GRH_LEN: usize = 40;
 
 /// The 24 bits of a packet sequence number.
 const PSN_MASK: u32 = 0xff_ffff;
 
 /// The multicast QP number (`IB_MULTICAST_QPN`).
-const MULTICAST_QPN: u32 = 0xff_ffff;
+pub(super) const MULTICAST_QPN: u32 = 0xff_ffff;
 
 /// A message on its way to a QP of this device.
-struct Message<'a> {
-    src_qpn: u32,
-    qkey: u32,
+pub(super) struct Message<'a> {
+    pub(super) src_qpn: u32,
+    pub(super) qkey: u32,
     /// Immediate data, big endian as sent.
-    imm: Option<u32>,
-    solicited: bool,
+    pub(super) imm: Option<u32>,
+    pub(super) solicited: bool,
     /// The header the receiver gets before the payload.
-    grh: [u8; GRH_LEN],
-    payload: &'a [u8],
+    pub(super) grh: [u8; GRH_LEN],
+    pub(super) payload: &'a [u8],
 }
 
 /// Whether a QP in `state` may ring its doorbell (`rxe_verbs.c:rxe_post_send`:
@@ -107,18 +100,9 @@ fn may_post(state: QpState) -> bool {
     !matches!(state, QpState::Reset | QpState::Init | QpState::Rtr)
 }
 
-/// Whether a QP in `state` takes messages (`rxe_recv.c:check_type_state`:
-/// from RTR on; in error they only flush its receives).
-fn may_receive(state: QpState) -> bool {
-    matches!(
-        state,
-        QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe | QpState::Err
-    )
-}
-
 /// The completion of a work request that failed: only the ID, the status
 /// and the QP are valid, the rest is zero (soft-RoCE's).
-fn error_wc(wr_id: u64, status: u32, qpn: u32) -> UserWc {
+pub(super) fn error_wc(wr_id: u64, status: u32, qpn: u32) -> UserWc {
     UserWc {
         wr_id,
         status,
@@ -312,7 +296,7 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
     }
     let guard = rcu::read_lock();
     if let Some(dest) = dev.qp_table().get(&guard, out.dest_qpn) {
-        deliver(dev, &guard, dest, &msg);
+        super::receive::deliver(dev, &guard, dest, &msg);
     }
 }
 
@@ -414,234 +398,6 @@ fn gather(
         len = end;
     }
     Ok(len)
-}
-
-/// What became of a message for a QP.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Delivery {
-    /// Written into a receive buffer, with a completion (or an error
-    /// completion).
-    Done,
-    /// The QP is not ready to receive (below RTR).
-    NotReady,
-    /// The Q_Key does not match.
-    Qkey,
-    /// The QP is in error: its receives were flushed.
-    Flushed,
-    /// No receive posted, or too small a buffer.
-    NoBuffer,
-}
-
-/// Delivers a message to `dest`, a QP of this device (soft-RoCE's receive
-/// checks, `rxe_recv.c`, then its responder for UD, `rxe_resp.c`). A
-/// message the QP does not take is dropped. Process context or softirq.
-fn deliver(
-    dev: &DriverDevice<Rv>,
-    guard: &rcu::Guard,
-    dest: &QpCore,
-    msg: &Message<'_>,
-) -> Delivery {
-    let (state, qkey) = {
-        let a = dest.attrs.lock();
-        (a.qp_state, a.qkey)
-    };
-    // `rxe_recv.c:check_type_state`, then `check_keys`.
-    if !may_receive(state) {
-        return Delivery::NotReady;
-    }
-    if msg.qkey != qkey {
-        return Delivery::Qkey;
-    }
-    if state == QpState::Err {
-        // The responder of a QP in error flushes what was posted since
-        // (`rxe_resp.c:rxe_receiver`).
-        flush_recv(dest);
-        return Delivery::Flushed;
-    }
-    let mut rs = dest.recv.lock();
-    if rs.consumer == dest.rq.user_producer() {
-        // No receive posted: dropped.
-        return Delivery::NoBuffer;
-    }
-    let consumer = rs.consumer;
-    dest.rq.read_slot(consumer, &mut rs.wqe);
-    let Some(w) = RecvWqe::new(&rs.wqe) else {
-        return Delivery::NoBuffer;
-    };
-    let total = GRH_LEN + msg.payload.len();
-    let status = match scatter(dev, guard, dest, &w, &msg.grh, msg.payload) {
-        Ok(()) => WC_SUCCESS,
-        // Too small a buffer: the message is dropped, the WQE kept
-        // (`rxe_resp.c:check_length`, for UD).
-        Err(Scatter::TooSmall) => return Delivery::NoBuffer,
-        Err(Scatter::Failed) => WC_LOC_QP_OP_ERR,
-    };
-    let mut flags = WC_GRH;
-    if msg.imm.is_some() {
-        flags |= WC_WITH_IMM;
-    }
-    let wc = if status == WC_SUCCESS {
-        // `rxe_resp.c:do_complete`, for UD.
-        UserWc {
-            wr_id: w.wr_id(),
-            status,
-            opcode: WC_OP_RECV,
-            // CAST: At most 40 + a datagram (less than 64 KiB).
-            byte_len: total as u32,
-            imm_data: msg.imm.unwrap_or(0),
-            qp_num: dest.qpn,
-            src_qp: msg.src_qpn,
-            wc_flags: flags,
-            port_num: PORT,
-        }
-    } else {
-        error_wc(w.wr_id(), status, dest.qpn)
-    };
-    rs.consumer = dest.rq.next(consumer);
-    dest.rq.publish_consumer(rs.consumer);
-    let posted = dest.recv_cq.post(&wc, msg.solicited);
-    drop(rs);
-    // An error, or a full CQ (`rxe_resp.c:do_complete`): the QP goes to
-    // error and its receive queue is flushed.
-    if status != WC_SUCCESS || posted == Err(CqFull) {
-        dest.attrs.lock().qp_state = QpState::Err;
-        flush_recv(dest);
-    }
-    Delivery::Done
-}
-
-/// Receives a packet from the wire for this device (softirq): soft-RoCE's
-/// checks (`rxe_recv.c:rxe_rcv`: the headers and the ICRC, the
-/// destination address among the port's GIDs, the QP, its state, the
-/// P_Key and the Q_Key), then delivery. Every packet is counted, as
-/// received or by the reason it was dropped.
-pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
-    let counters = dev.wire_counters();
-    if skb.linearize().is_err() {
-        counters.count(Count::Header);
-        return;
-    }
-    let csum_known_good = skb.csum_unnecessary();
-    let bytes = skb.network_bytes();
-    let pkt = match wire::parse(bytes, csum_known_good) {
-        Ok(pkt) => pkt,
-        Err(why) => {
-            counters.count(match why {
-                Malformed::Header => Count::Header,
-                Malformed::UdpChecksum => Count::UdpChecksum,
-                Malformed::Opcode => Count::Opcode,
-                Malformed::Length => Count::Length,
-                Malformed::Icrc => Count::Icrc,
-            });
-            return;
-        }
-    };
-    // `rxe_recv.c:rxe_chk_dgid`: one of the port's RoCE v2 GIDs, on the
-    // netdev (or VLAN) it came in on; multicast has no groups on rv0 yet.
-    let ours = !pkt.dgid.is_multicast()
-        && skb.rx_dev().is_some_and(|ndev| {
-            GidAttr::has_roce_v2(dev.device(), u32::from(PORT), &pkt.dgid, ndev)
-        });
-    if !ours {
-        counters.count(Count::Gid);
-        return;
-    }
-    if pkt.dest_qpn == 0 || pkt.dest_qpn == MULTICAST_QPN {
-        counters.count(Count::Qpn);
-        return;
-    }
-    let mut grh = [0u8; GRH_LEN];
-    // The GRH a UD receive gets: the packet's own IP header
-    // (`rxe_resp.c:send_data_in`), after 20 zero bytes for IPv4.
-    grh[GRH_LEN - pkt.ip_header.len()..].copy_from_slice(pkt.ip_header);
-    let msg = Message {
-        src_qpn: pkt.src_qpn,
-        qkey: pkt.qkey,
-        imm: pkt.imm,
-        solicited: pkt.solicited,
-        grh,
-        payload: pkt.payload,
-    };
-    let guard = rcu::read_lock();
-    let Some(dest) = dev.qp_table().get(&guard, pkt.dest_qpn) else {
-        counters.count(Count::Qpn);
-        return;
-    };
-    if !wire::pkey_ok(pkt.pkey) {
-        counters.count(Count::Pkey);
-        return;
-    }
-    counters.count(match deliver(dev, &guard, dest, &msg) {
-        Delivery::Done => Count::Received,
-        Delivery::NotReady => Count::State,
-        Delivery::Qkey => Count::Qkey,
-        Delivery::Flushed => Count::Flushed,
-        Delivery::NoBuffer => Count::NoBuffer,
-    });
-    drop(guard);
-    skb.consume();
-}
-
-/// Why a message could not be written into a receive buffer.
-enum Scatter {
-    /// Its SGEs hold less than the GRH and the payload.
-    TooSmall,
-    /// An SGE is not valid.
-    Failed,
-}
-
-/// Writes the GRH then the payload through the SGEs of `w`, in `dest`'s
-/// memory regions (local write access, `dest`'s PD).
-fn scatter(
-    dev: &DriverDevice<Rv>,
-    guard: &rcu::Guard,
-    dest: &QpCore,
-    w: &RecvWqe<'_>,
-    grh: &[u8; GRH_LEN],
-    payload: &[u8],
-) -> core::result::Result<(), Scatter> {
-    let n = w.num_sge();
-    if n > dest.cap.max_recv_sge {
-        return Err(Scatter::Failed);
-    }
-    let total = GRH_LEN + payload.len();
-    let mut room = 0u64;
-    for i in 0..n {
-        room += u64::from(w.sge(i).ok_or(Scatter::Failed)?.length);
-    }
-    if room < total as u64 {
-        return Err(Scatter::TooSmall);
-    }
-    // The bytes still to write, GRH first.
-    let mut done = 0usize;
-    for i in 0..n {
-        if done == total {
-            break;
-        }
-        let sge = w.sge(i).ok_or(Scatter::Failed)?;
-        // CAST: A `u32`.
-        let n = (sge.length as usize).min(total - done);
-        if n == 0 {
-            continue;
-        }
-        let mr = mr::find(dev, guard, sge.lkey).map_err(|_: MrError| Scatter::Failed)?;
-        let mut off = mr
-            .check(dest.pd, true, sge.addr, n as u64)
-            .map_err(|_| Scatter::Failed)?;
-        let end = done + n;
-        // The part of the GRH, then of the payload, in this SGE.
-        if done < GRH_LEN {
-            let g = &grh[done..end.min(GRH_LEN)];
-            mr.write(off, g).map_err(|_| Scatter::Failed)?;
-            off += g.len();
-        }
-        if end > GRH_LEN {
-            let p = &payload[done.max(GRH_LEN) - GRH_LEN..end - GRH_LEN];
-            mr.write(off, p).map_err(|_| Scatter::Failed)?;
-        }
-        done = end;
-    }
-    Ok(())
 }
 
 /// Flushes the receive queue of a QP in error: every posted receive

@@ -13,8 +13,8 @@
 //! they are a list, replaced as a whole when one comes or goes.
 
 use super::{
-    datapath,
     device::Rv,
+    receive,
     wire::Count, //
 };
 use crate::{
@@ -176,7 +176,7 @@ impl TapHandler for Ports {
             dev.wire_counters().count(Count::YieldRxe);
             return Err(skb);
         }
-        datapath::receive(&dev, skb);
+        receive::receive(&dev, skb);
         Ok(())
     }
 }
