@@ -53,7 +53,12 @@ kdir_base() {
 
 # manifest_packages - "pkg=version" for every binary package of the manifest.
 manifest_packages() {
-	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$MANIFEST" | grep -v -e '^$' -e '^source:'
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$MANIFEST" | grep -v -e '^$' -e '^source:' -e '^pypi:'
+}
+
+# manifest_wheels - "name=version=sha256" for every PyPI wheel of the manifest.
+manifest_wheels() {
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$MANIFEST" | sed -n 's/^pypi://p'
 }
 
 # manifest_sources - "pkg=version" for every source package of the manifest.

@@ -110,6 +110,35 @@ while IFS='=' read -r src ver; do
 	" || die "source package $src=$ver could not be fetched (pinned in scripts/toolchain.manifest)"
 done < <(manifest_sources)
 
+# The "pypi:" lines: virtme-ng-init out of virtme-ng's wheel, checked by
+# its hash, into the place virtme-ng looks for it (guest/bin/ beside its
+# shell init, which it uses when the program is missing).  Fetched with the
+# host's pip from the index it is configured for; without pip the guests
+# boot through the shell init, slower, and this says so.
+while IFS='=' read -r name ver sum; do
+	[ -n "$name" ] || continue
+	[ "$name" = virtme-ng ] || die "scripts/toolchain.manifest: no use for the wheel of $name"
+	dl=$tmp.wheel
+	rm -rf "$dl"
+	mkdir -p "$dl"
+	info "fetching virtme-ng-init from the wheel $name==$ver"
+	if ! python3 -m pip download -q --no-deps --only-binary=:all: -d "$dl" "$name==$ver" >>"$log" 2>&1; then
+		info "pip could not fetch $name==$ver (see $log): the guests boot through virtme-ng's shell init, slower"
+		rm -rf "$dl"
+		continue
+	fi
+	whl=$(ls "$dl"/*.whl)
+	echo "$sum  $whl" | sha256sum -c --quiet - ||
+		die "the wheel $name==$ver is not the one pinned in scripts/toolchain.manifest (sha256 $sum)"
+	guest=$(ls -d "$tmp"/usr/lib/python3/dist-packages/virtme/guest)
+	mkdir -p "$guest/bin"
+	python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[2], "wb") as f:
+    f.write(z.read("virtme/guest/bin/virtme-ng-init"))' "$whl" "$guest/bin/virtme-ng-init"
+	chmod 0755 "$guest/bin/virtme-ng-init"
+	rm -rf "$dl"
+done < <(manifest_wheels)
+
 # dpkg-query's view of the root, for the record (and for bug reports).
 chroot "$tmp" dpkg-query -W -f '${Package}=${Version}\n' >"$tmp/.rverbs-packages"
 touch "$tmp/.rverbs-complete"

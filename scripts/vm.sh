@@ -37,7 +37,7 @@ printf '%s\n' "$*" >"$out/cmd"
 # lanes' summaries repeat (scripts/check.sh).
 why() { printf '%s\n' "$*" >>"$out/why"; }
 # The guest starts with a clean environment: pass what the scripts need.
-printf 'export RVERBS_CACHE=%q\n' "$RVERBS_CACHE" >"$out/env"
+printf 'export RVERBS_CACHE=%q RVERBS_TOP=%q RVERBS_GUEST_CWD=%q\n' "$RVERBS_CACHE" "$RVERBS_TOP" "$PWD" >"$out/env"
 [ -n "${CI:-}" ] && printf 'export CI=%q\n' "$CI" >>"$out/env"
 if [ -n "${RVERBS_VM_KERNEL:-}" ]; then
 	# The modules built for that kernel (scripts/debug-modules.sh).
@@ -107,6 +107,10 @@ if [ -n "${RVERBS_VM_UEFI_VARS:-}" ]; then
 	qemu_opts=("--qemu-opts=-drive if=pflash,format=raw,unit=0,readonly=on,file=$code"
 		"--qemu-opts=-drive if=pflash,format=raw,unit=1,file=$RVERBS_VM_UEFI_VARS")
 fi
+# The guest's first process runs from the output directory, the guest's
+# /mnt (mounted first): guest.sh mounts the repository and the cache again,
+# with the page cache, and no process may hold them open while it does.
+cp "$RVERBS_TOP/scripts/guest.sh" "$out/guest.sh"
 # The guest writes CMD's output to $out/console.log as it runs (guest.sh);
 # it is shown here as it grows, so that a long run shows its progress.
 # virtme-ng's own output and the guest's serial console (the kernel's boot
@@ -121,8 +125,8 @@ set +e
 boot() {
 	timeout --foreground -k 10 "$timeout_s" "$RVERBS_TOP/scripts/in-root.sh" \
 		vng --run "$kernel" --disable-kvm --cpus "$cpus" --memory "$memory" \
-		--rwdir "/mnt=$out" --rodir "$RVERBS_TOP" --rodir "$RVERBS_CACHE" --cwd "$PWD" \
-		"${append[@]}" "${qemu_opts[@]}" --verbose --exec "$RVERBS_TOP/scripts/guest.sh /mnt" \
+		--rwdir "/mnt=$out" --rodir "$RVERBS_TOP" --rodir "$RVERBS_CACHE" --cwd /mnt \
+		"${append[@]}" "${qemu_opts[@]}" --verbose --exec "/mnt/guest.sh /mnt" \
 		</dev/null >"$out/boot.log" 2>&1 &
 	vng_pid=$!
 	tail -n +1 -s 0.5 -f --pid=$vng_pid "$out/console.log" &
