@@ -81,6 +81,10 @@ if [ $lane = debug ]; then
 	cmd_prefix+=" test -e /sys/kernel/debug/kmemleak -a -e /proc/lockdep || { echo '# kmemleak or lockdep is not live'; exit 1; };"
 fi
 
+# The kernel source's selftests, for tests/run_suite.sh: computed here,
+# where a program costs nothing like the guest's second.
+cmd_prefix+=" export KSFT_DIR=$(printf '%q' "$(kdir_base)/src/tools/testing/selftests");"
+
 # make check TESTS='a.sh b.sh': only those tests (tests/run_suite.sh); on
 # the stock lane, those of the suite's boot (below).
 [ -n "${TESTS:-}" ] && [ $lane = debug ] && cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$TESTS");"
@@ -106,26 +110,36 @@ boots=()
 if [ $lane = stock ]; then
 	# The stock lane's second boot: Debian's kernel through UEFI firmware
 	# whose signature database holds a throw-away certificate, booted with
-	# module.sig_enforce=1 (tests/rverbs_modsig.sh, TEST_PROGS_MODSIG).  It
-	# runs beside the suite's boot, a guest of one vCPU at the lowest
-	# priority, as the debug lane's second boot (below), or alone with
-	# TESTS=rverbs_modsig.sh.
+	# module.sig_enforce=1: TEST_PROGS_MODSIG (tests/rverbs_package.sh,
+	# tests/rverbs_modsig.sh).  It runs beside the suite's boot, a guest of
+	# one vCPU at the lowest priority, as the debug lane's second boot
+	# (below), or alone with TESTS=rverbs_modsig.sh.
 	modsig_tests=" $(make_list TEST_PROGS_MODSIG | xargs) "
-	suite=1 modsig='' suite_tests=''
+	suite=1 modsig='' suite_tests='' modsig_prefix=''
 	if [ -z "${TESTS:-}" ]; then
 		modsig=1
 	else
-		suite=
+		suite='' chosen=''
 		for t in $TESTS; do
-			if [[ $modsig_tests == *" $t "* ]]; then modsig=1; else suite=1 suite_tests+="$t "; fi
+			if [[ $modsig_tests == *" $t "* ]]; then
+				modsig=1 chosen+="$t "
+			else
+				suite=1 suite_tests+="$t "
+			fi
 		done
 		cmd_prefix+=" export RVERBS_TESTS=$(printf '%q' "$suite_tests");"
+		modsig_prefix=" export RVERBS_TESTS=$(printf '%q' "$chosen");"
 	fi
 	boot_modsig() {
 		info "the module-signature boot (1 vCPU, nice 19): UEFI firmware, a throw-away key in its db, module.sig_enforce=1"
-		if "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/modsig-prep.sh" "$out/modsig"; then
+		# With the keys, the package that tests/rverbs_package.sh installs
+		# there, signed with the key the firmware trusts
+		# (scripts/package-prep.sh: its failures are that test's cases).
+		if "$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/modsig-prep.sh" "$out/modsig" &&
+			"$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/package-prep.sh" "$out/package" \
+				"$out/modsig/keys"; then
 			boot modsig "$out/modsig/vm" \
-				"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig;" 19 \
+				"export RVERBS_LANE=modsig RVERBS_MODSIG_DIR=$out/modsig RVERBS_PACKAGE_DIR=$out/package;$modsig_prefix" 19 \
 				RVERBS_VM_STEP="stock: module-signature boot (1 vCPU)" RVERBS_VM_CPUS=1 RVERBS_VM_STARVED=1 \
 				RVERBS_VM_BOOT_TIMEOUT="${RVERBS_VM_BOOT_TIMEOUT:-1200}" \
 				RVERBS_VM_UEFI_VARS="$out/modsig/OVMF_VARS.fd" RVERBS_VM_APPEND=module.sig_enforce=1 \

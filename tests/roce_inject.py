@@ -4,6 +4,7 @@
 
     roce_inject.py WHAT SRC DST QPN [MARKER]
     roce_inject.py mutate SRC DST QPN SEED COUNT
+    roce_inject.py serve
 
 Sends one UD SEND from SRC to DST (IPv4 or IPv6 addresses, UDP port 4791) for
 QP number QPN, with Q_Key 0x11111111, source QP 0x33, P_Key 0xffff, the
@@ -30,6 +31,12 @@ the ICRC covers its identification and flags; the kernel fills in only the
 IPv4 checksum. Over IPv6 the UDP checksum is computed (it is mandatory
 there), and the ICRC's pseudo-header masks the traffic class, flow label
 and hop limit, as soft-RoCE's does (rxe_icrc.c).
+
+"serve" reads such requests from its standard input, one per line
+("WHAT SRC DST QPN [marker]", or "mutate SRC DST QPN SEED COUNT"), and
+answers each with one line when its packets are sent: "sent", "mutated:
+COUNT", or "error: ..." (and goes on).  One process for many packets:
+starting Python costs seconds on the debug kernel under TCG.
 
 "mutate" sends COUNT good packets, each with one to four random bytes
 changed (a PRNG seeded with SEED) anywhere from the UDP length to the end,
@@ -174,28 +181,57 @@ def mutator(rng):
     return mutate
 
 
+def valid(args):
+    """Whether ARGS (the command line without the program) is a request."""
+    if len(args) == 6 and args[0] == "mutate":
+        return True
+    return len(args) in (4, 5) and args[0] in KINDS and (len(args) == 4 or args[4] == "marker")
+
+
+SOCKETS = {}
+
+
+def send(args):
+    """Sends what the request ARGS asks for; returns what to print."""
+    what, src, dst, qpn = args[0], args[1], args[2], int(args[3], 0)
+    family = socket.AF_INET6 if ":" in src else socket.AF_INET
+    if family not in SOCKETS:
+        SOCKETS[family] = socket.socket(family, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    s = SOCKETS[family]
+    if what == "mutate":
+        rng = random.Random(int(args[4]))
+        count = int(args[5])
+        for _ in range(count):
+            s.sendto(packet("good", src, dst, qpn, mutate=mutator(rng)), (dst, 0))
+        return "mutated: %d" % count
+    s.sendto(packet(what, src, dst, qpn), (dst, 0))
+    if len(args) == 5:
+        s.sendto(packet("good", src, dst, qpn, MARKER), (dst, 0))
+    return "sent"
+
+
 def main(argv):
-    mutating = len(argv) == 7 and argv[1] == "mutate"
-    if not mutating and (len(argv) not in (5, 6) or argv[1] not in KINDS or
-                         (len(argv) == 6 and argv[5] != "marker")):
+    serving = argv[1:] == ["serve"]
+    if not serving and not valid(argv[1:]):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    what, src, dst, qpn = argv[1], argv[2], argv[3], int(argv[4], 0)
     # One CPU: the receive side queues each packet to the backlog of the
     # CPU that sent it (veth), so the marker cannot overtake the first.
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    family = socket.AF_INET6 if ":" in src else socket.AF_INET
-    s = socket.socket(family, socket.SOCK_RAW, socket.IPPROTO_RAW)
-    if mutating:
-        rng = random.Random(int(argv[5]))
-        count = int(argv[6])
-        for _ in range(count):
-            s.sendto(packet("good", src, dst, qpn, mutate=mutator(rng)), (dst, 0))
-        print("mutated: %d" % count)
+    if not serving:
+        done = send(argv[1:])
+        if done != "sent":
+            print(done)
         return 0
-    s.sendto(packet(what, src, dst, qpn), (dst, 0))
-    if len(argv) == 6:
-        s.sendto(packet("good", src, dst, qpn, MARKER), (dst, 0))
+    for line in sys.stdin:
+        args = line.split()
+        if not valid(args):
+            print("error: not a request: %s" % line.strip(), flush=True)
+            continue
+        try:
+            print(send(args), flush=True)
+        except (OSError, ValueError) as e:
+            print("error: %s" % e, flush=True)
     return 0
 
 

@@ -9,33 +9,50 @@
 # (tools/testing/selftests/rdma).  Prints one KTAP document; each test's
 # own KTAP output is nested in it, prefixed with "# ", as kselftest does.
 
-RVERBS_TOP=$(cd "$(dirname "$0")/.." && pwd)
+# Its prelude starts as few programs as it can: each costs most of a
+# second on the debug kernel under TCG (Documentation/rverbs.rst, "The two
+# lanes").
+case $0 in */*) RVERBS_TOP=${0%/*}/.. ;; *) RVERBS_TOP=.. ;; esac
+RVERBS_TOP=$(cd "$RVERBS_TOP" && pwd)
 build=${1:?usage: run_suite.sh BUILD_DIR}
-KSFT_DIR=$("$RVERBS_TOP/scripts/kdir-path.sh" src)/tools/testing/selftests
+# The kernel source's selftests: scripts/check.sh passes them (the host
+# has computed the path), else the same computation here.
+: "${KSFT_DIR:=$("$RVERBS_TOP/scripts/kdir-path.sh" src)/tools/testing/selftests}"
 # The modules under test: the tree's own, or those the debug lane built
 # for its kernel (make check-debug sets these).
 RVERBS_KO=${RVERBS_KO:-$RVERBS_TOP/rverbs.ko}
 RVERBS_TAKEOVER_KO=${RVERBS_TAKEOVER_KO:-$RVERBS_TOP/rverbs_takeover.ko}
 RVERBS_KAH=${RVERBS_KAH:-$RVERBS_TOP/tests/test_modules/rv_kernel_ah.ko}
-RVERBS_TEST_BIN=$(cd "$build" && pwd)
+case $build in /*) RVERBS_TEST_BIN=$build ;; *) RVERBS_TEST_BIN=$PWD/$build ;; esac
 export RVERBS_TOP KSFT_DIR RVERBS_KO RVERBS_TAKEOVER_KO RVERBS_KAH RVERBS_TEST_BIN
 
-# TEST_GEN_PROGS / TEST_PROGS of a kselftest Makefile, in order.
+# make_list FILE VAR - the words of VAR's assignment in a kselftest
+# Makefile (TEST_GEN_PROGS, TEST_PROGS, ...), continued lines too, in
+# order, into the array "list".
 make_list() {
-	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" |
-		sed -n "s/^$2[[:space:]]*:\?=//p" | tr -s ' \t' '\n' | sed '/^$/d'
+	local line joined='' re="^$2[[:space:]]*:?=(.*)$" words
+	list=()
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [[ $line == *\\ ]]; then
+			joined+=${line%\\}
+			continue
+		fi
+		joined+=$line
+		if [[ $joined =~ $re ]]; then
+			read -ra words <<<"${BASH_REMATCH[1]}"
+			list+=("${words[@]}")
+		fi
+		joined=''
+	done <"$1"
 }
 
 tests=()
-for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_GEN_PROGS); do
-	tests+=("$build/$t")
-done
-for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS); do
-	tests+=("$RVERBS_TOP/tests/$t")
-done
-for t in $(make_list "$KSFT_DIR/rdma/Makefile" TEST_PROGS); do
-	tests+=("$KSFT_DIR/rdma/$t")
-done
+make_list "$RVERBS_TOP/tests/Makefile" TEST_GEN_PROGS
+for t in "${list[@]}"; do tests+=("$build/$t"); done
+make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS
+for t in "${list[@]}"; do tests+=("$RVERBS_TOP/tests/$t"); done
+make_list "$KSFT_DIR/rdma/Makefile" TEST_PROGS
+for t in "${list[@]}"; do tests+=("$KSFT_DIR/rdma/$t"); done
 # The debug lane (make check-debug, RVERBS_LANE=debug) runs the tests of
 # DEBUG_LANE_TESTS and then its own: fault injection, and last the planted
 # bugs that prove its detectors work (lockdep turns itself off after its
@@ -43,8 +60,10 @@ done
 # check-debug TESTS=...) runs only those tests, on the debug lane any of
 # them, in or out of DEBUG_LANE_TESTS.
 if [ "${RVERBS_LANE:-}" = debug ]; then
-	lane=" $(make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_TESTS | tr '\n' ' ') "
-	for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_DEBUG); do
+	make_list "$RVERBS_TOP/tests/Makefile" DEBUG_LANE_TESTS
+	lane=" ${list[*]} "
+	make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_DEBUG
+	for t in "${list[@]}"; do
 		tests+=("$RVERBS_TOP/tests/$t")
 		lane+="$t "
 	done
@@ -54,9 +73,8 @@ fi
 # runs TEST_PROGS_MODSIG, and nothing else.
 if [ "${RVERBS_LANE:-}" = modsig ]; then
 	tests=()
-	for t in $(make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_MODSIG); do
-		tests+=("$RVERBS_TOP/tests/$t")
-	done
+	make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_MODSIG
+	for t in "${list[@]}"; do tests+=("$RVERBS_TOP/tests/$t"); done
 fi
 # A name that is no test of the run is a failed case of its own, not a run
 # of nothing that passes (make check TESTS=typo.sh).
@@ -79,7 +97,9 @@ fi
 BASE_DIR=$KSFT_DIR
 # shellcheck source=/dev/null
 . "$BASE_DIR/kselftest/runner.sh"
-kselftest_override_timeout=$(sed -n 's/^timeout=//p' "$RVERBS_TOP/tests/settings")
+while IFS= read -r line; do
+	[[ $line == timeout=* ]] && kselftest_override_timeout=${line#timeout=}
+done <"$RVERBS_TOP/tests/settings"
 # The debug kernel (KASAN, lockdep, ... under TCG) runs the same tests
 # several times slower.
 [ "${RVERBS_LANE:-}" = debug ] && kselftest_override_timeout=$((kselftest_override_timeout * 3))

@@ -43,6 +43,7 @@ MUTATE_COUNT=200
 MUTATE_SEED=${MUTATE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 cleanup() {
+	injectors_stop
 	rdma link del rv0 2>/dev/null
 	rdma link del rv1 2>/dev/null
 	rdma link del rxe1 2>/dev/null
@@ -108,7 +109,49 @@ gids() {
 # to QP number 17 (rv0 has no QP when it is used) with Q_Key 0x11111111
 # and a right ICRC, spoilt as WHAT says.
 inject() {
-	ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/roce_inject.py" "$1" "$IP4_B" "$IP4_A" 17
+	injected "$NS" "$1" "$IP4_B" "$IP4_A" 17
+}
+
+# injector_start NETNS - roce_inject.py's server ("serve") sending from
+# NETNS ("-": this one), its requests and answers through two FIFOs: one
+# Python for all the packets from there, not one each (starting Python
+# takes seconds on the debug kernel under TCG).  Started before any use, in
+# this shell: the functions that use it run in command substitutions too.
+declare -A INJ_IN INJ_OUT INJ_PID
+injector_start() {
+	local x=() fifo=/tmp/rv0_wire.inj.${1//-/here} fd
+	[ "$1" != - ] && x=(ip netns exec "$1")
+	rm -f "$fifo.in" "$fifo.out" && mkfifo "$fifo.in" "$fifo.out" || return 1
+	"${x[@]}" python3 "$RVERBS_TESTS_DIR/roce_inject.py" serve <"$fifo.in" >"$fifo.out" 2>&1 &
+	INJ_PID[$1]=$!
+	exec {fd}>"$fifo.in"
+	INJ_IN[$1]=$fd
+	exec {fd}<"$fifo.out"
+	INJ_OUT[$1]=$fd
+}
+
+injectors_stop() {
+	local ns
+	for ns in "${!INJ_PID[@]}"; do
+		eval "exec ${INJ_IN[$ns]}>&- ${INJ_OUT[$ns]}<&-"
+		wait "${INJ_PID[$ns]}" 2>/dev/null
+	done
+	INJ_PID=()
+}
+
+# injected NETNS REQUEST... - one request (roce_inject.py's arguments) to
+# NETNS's injector: true when its packets were sent; "mutated: N" printed.
+injected() {
+	local ns=$1 line
+	shift
+	[ -n "${INJ_IN[$ns]:-}" ] || { echo "# no injector in $ns"; return 1; }
+	echo "$*" >&"${INJ_IN[$ns]}" &&
+		read -r -t 120 line <&"${INJ_OUT[$ns]}" || { echo "# roce_inject.py: no answer"; return 1; }
+	case $line in
+	sent) ;;
+	mutated:*) echo "$line" ;;
+	*) echo "# roce_inject.py: $line"; return 1 ;;
+	esac
 }
 
 # capture_start NAME - every frame of veth1 (in $NS: both directions) into
@@ -165,10 +208,8 @@ sink_stop() {
 # completions the sink got until the marker's (byte_len 60: its GRH and
 # 20 bytes), one per line without its "wc ".
 sunk() {
-	local x=() line got='' i
-	[ "$2" != - ] && x=(ip netns exec "$2")
-	"${x[@]}" python3 "$RVERBS_TESTS_DIR/roce_inject.py" "$1" "$3" "$4" "$SINK_QPN" marker ||
-		return 1
+	local line got='' i
+	injected "$2" "$1" "$3" "$4" "$SINK_QPN" marker || return 1
 	for ((i = 0; i < 100; i++)); do
 		echo poll >&"${SINK[1]}"
 		while read -r -t 60 line <&"${SINK[0]}" && [ "$line" != end ]; do
@@ -196,7 +237,8 @@ dropped() {
 }
 
 ktap_print_header
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup ||
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+	injector_start - && injector_start "$NS" ||
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
@@ -342,8 +384,8 @@ mutated() {
 	before=$(cat $DBG/rv0/wire)
 	sum=$(wire_sum)
 	sent=$(wire sent)
-	out=$(ip netns exec "$NS" python3 "$RVERBS_TESTS_DIR/roce_inject.py" mutate "$2" "$3" 17 \
-		"$((MUTATE_SEED + $1))" "$MUTATE_COUNT") && [ "$out" = "mutated: $MUTATE_COUNT" ] ||
+	out=$(injected "$NS" mutate "$2" "$3" 17 "$((MUTATE_SEED + $1))" "$MUTATE_COUNT") &&
+		[ "$out" = "mutated: $MUTATE_COUNT" ] ||
 		{ echo "# roce_inject.py: $out"; return 1; }
 	if ! wait_until 20 eval '[ "$(wire_sum)" -ge $((sum + MUTATE_COUNT)) ]'; then
 		echo "# $((sum + MUTATE_COUNT)) packets counted wanted, $(wire_sum) seen"

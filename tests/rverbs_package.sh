@@ -2,23 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The Debian package of "make deb", installed as a user installs it, on the
-# stock kernel it is built for: the package is made here from the tree's
-# modules by scripts/mkdeb.sh (what make deb runs), signed with a throw-away
-# key this test makes; dpkg -i installs it into the guest's root (writable
-# through virtme-ng's overlay, thrown away at power-off); modinfo shows its
-# version, vermagic and signer; "modprobe rverbs", not insmod, loads it;
-# "rdma link add ... type rverbs" loads it by itself (its alias
-# rdma-link-rverbs) and never the takeover, which loads only on request;
-# dpkg -r removes it and depmod forgets it.
+# stock kernel it is built for.  The package is made before the boot by
+# scripts/package-prep.sh, in the toolchain root, from the tree's modules
+# by scripts/mkdeb.sh (what make deb runs), as on a user's build machine,
+# signed with the throw-away key that the module-signature boot's firmware
+# trusts (scripts/modsig-prep.sh); run by hand without RVERBS_PACKAGE_DIR,
+# this test makes a key and the package itself.  dpkg -i installs it into
+# the guest's root (writable through virtme-ng's overlay, thrown away at
+# power-off); modinfo shows its version, vermagic and signer; "modprobe
+# rverbs", not insmod, loads it; "rdma link add ... type rverbs" loads it
+# by itself (its alias rdma-link-rverbs) and never the takeover, which loads
+# only on request; dpkg -r removes it and depmod forgets it.
 #
-# Signature enforcement needs a boot of its own (UEFI firmware that trusts
-# a throw-away key, module.sig_enforce=1): tests/rverbs_modsig.sh.  Here the
-# package's signatures are checked with the kernel's own
-# scripts/extract-module-sig.pl and openssl, against the test certificate
-# (it must verify), another one and a changed module (both must fail).
+# It runs in the module-signature boot (TEST_PROGS_MODSIG: UEFI firmware
+# that trusts the key, module.sig_enforce=1), so every module it loads from
+# the package the kernel has verified too.  The package's signatures are
+# also checked with the kernel's own scripts/extract-module-sig.pl and
+# openssl, against the test certificate (it must verify), another one and a
+# changed module (both must fail).
 #
 # It leaves nothing behind for the tests after it, which insmod the tree's
-# own rverbs.ko: the package is purged, rverbs unloaded.
+# own modules: the package is purged, rverbs unloaded.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -61,16 +65,6 @@ rmmod rverbs 2>/dev/null
 dpkg -P "$PKG" >/dev/null 2>&1
 [ ! -d /sys/module/rverbs ] || ktap_exit_fail_msg "rverbs is loaded and cannot be unloaded"
 
-# mkkey NAME CN - a throw-away RSA key and its self-signed certificate, as
-# Documentation/packaging.rst tells users to make theirs.
-mkkey() {
-	openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj "/CN=$2/" \
-		-addext basicConstraints=critical,CA:FALSE -addext keyUsage=digitalSignature \
-		-keyout "$work/$1.key" -out "$work/$1.crt" >/dev/null 2>&1
-}
-mkkey test "$SIGNER" && mkkey other "another key" ||
-	ktap_exit_fail_msg "openssl could not make the test keys"
-
 # logged CMD... - CMD with its output kept, and shown only when it fails.
 logged() {
 	"$@" >"$work/cmd.log" 2>&1 || {
@@ -79,11 +73,43 @@ logged() {
 	}
 }
 
-# The toolchain root's userspace is the guest's: mkdeb.sh runs as in it.
-ksft_check "the package builds, signed with a throw-away key (scripts/mkdeb.sh)" \
-	logged env RVERBS_IN_ROOT=1 "$RVERBS_TOP/scripts/mkdeb.sh" --no-lintian \
-	--sign "$work/test.key" "$work/test.crt" "$work/deb"
-DEB=$work/deb/${PKG}_${VERSION}_amd64.deb
+# The keys and the package: made before the boot by scripts/package-prep.sh
+# (make check passes RVERBS_PACKAGE_DIR), inside the toolchain root, as a
+# user makes them on the machine that builds the modules; run by hand,
+# without it, made here, whose userspace is that root's.
+prep=${RVERBS_PACKAGE_DIR:-}
+keys=$work debs=$work/deb
+if [ -n "$prep" ]; then
+	keys=$prep/keys debs=$prep/deb
+	[ "$(cat "$prep/keys.rc" 2>/dev/null)" = 0 ] && read -r SIGNER <"$prep/signer" || {
+		sed 's/^/# /' "$prep/keys.log" 2>/dev/null
+		ktap_exit_fail_msg "no test keys (scripts/package-prep.sh)"
+	}
+	# prepared_build - mkdeb.sh's exit status before the boot, its output
+	# shown when it failed.
+	prepared_build() {
+		[ "$(cat "$prep/mkdeb.rc" 2>/dev/null)" = 0 ] || {
+			sed 's/^/# /' "$prep/mkdeb.log" 2>/dev/null
+			return 1
+		}
+	}
+	ksft_check "the package builds, signed with a throw-away key (scripts/mkdeb.sh, before the boot)" \
+		prepared_build
+else
+	# mkkey NAME CN - a throw-away RSA key and its self-signed certificate,
+	# as Documentation/packaging.rst tells users to make theirs.
+	mkkey() {
+		openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj "/CN=$2/" \
+			-addext basicConstraints=critical,CA:FALSE -addext keyUsage=digitalSignature \
+			-keyout "$work/$1.key" -out "$work/$1.crt" >/dev/null 2>&1
+	}
+	mkkey test "$SIGNER" && mkkey other "another key" ||
+		ktap_exit_fail_msg "openssl could not make the test keys"
+	ksft_check "the package builds, signed with a throw-away key (scripts/mkdeb.sh)" \
+		logged env RVERBS_IN_ROOT=1 "$RVERBS_TOP/scripts/mkdeb.sh" --no-lintian \
+		--sign "$work/test.key" "$work/test.crt" "$work/deb"
+fi
+DEB=$debs/${PKG}_${VERSION}_amd64.deb
 [ -e "$DEB" ] || ktap_exit_fail_msg "no $DEB"
 
 ksft_check "it depends on exactly linux-image-$REL, at the version installed" \
@@ -107,7 +133,7 @@ ksft_check "modinfo rverbs: the vermagic of the running kernel" test "${vermagic
 # and its serial number (sig_key, as "AB:CD:...", leading zeros aside).
 signed_by_test_key() {
 	local serial
-	serial=$(openssl x509 -in "$work/test.crt" -noout -serial | sed 's/^serial=0*//')
+	serial=$(openssl x509 -in "$keys/test.crt" -noout -serial | sed 's/^serial=0*//')
 	[ "$(modinfo -F signer "$1")" = "$SIGNER" ] &&
 		[ "$(modinfo -F sig_hashalgo "$1")" = sha256 ] &&
 		[ "$(modinfo -F sig_key "$1" | tr -d ':\n' | sed 's/^0*//')" = "${serial^^}" ]
@@ -149,16 +175,16 @@ changed() {
 
 ksft_check "the signatures verify against the test certificate (extract-module-sig.pl, openssl)" \
 	eval 'sig_parts rverbs && sig_parts rverbs_takeover &&
-		verifies rverbs "$work/test.crt" && verifies rverbs_takeover "$work/test.crt"'
+		verifies rverbs "$keys/test.crt" && verifies rverbs_takeover "$keys/test.crt"'
 # Both negative cases need the signatures taken off first: a failure to
 # extract them must not pass for a refusal.
 ksft_check "... and not against another certificate" \
 	eval '[ -s "$work/rverbs.p7s" ] && [ -s "$work/rverbs_takeover.p7s" ] &&
-		! verifies rverbs "$work/other.crt" && ! verifies rverbs_takeover "$work/other.crt"'
+		! verifies rverbs "$keys/other.crt" && ! verifies rverbs_takeover "$keys/other.crt"'
 ksft_check "... and not over a changed module" \
 	eval 'changed rverbs && changed rverbs_takeover &&
-		! verifies rverbs "$work/test.crt" "$work/rverbs.changed" &&
-		! verifies rverbs_takeover "$work/test.crt" "$work/rverbs_takeover.changed"'
+		! verifies rverbs "$keys/test.crt" "$work/rverbs.changed" &&
+		! verifies rverbs_takeover "$keys/test.crt" "$work/rverbs_takeover.changed"'
 
 ksft_check "rverbs_takeover has no alias: only a request loads it" \
 	eval '[ -z "$(modinfo -F alias rverbs_takeover)" ] &&
