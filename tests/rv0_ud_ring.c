@@ -82,20 +82,30 @@ struct ah_resp {
 	struct rxe_create_ah_resp rxe;
 };
 
-/* A mapped ring. */
+/*
+ * A mapped ring, and its geometry as the kernel wrote it when the ring was
+ * made: the header is shared memory that the tests overwrite, the kernel
+ * keeps its own copy (ring_headers_overwritten_are_not_trusted), and so do
+ * these helpers.
+ */
 struct ring {
 	struct rxe_queue_buf *q;
+	__u32 mask, log2;
 };
 
 static int map_ring(int fd, const struct mminfo *mi, struct ring *r)
 {
 	r->q = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, mi->offset);
-	return r->q == MAP_FAILED ? -errno : 0;
+	if (r->q == MAP_FAILED)
+		return -errno;
+	r->mask = r->q->index_mask;
+	r->log2 = r->q->log2_elem_size;
+	return 0;
 }
 
 static void *slot(struct ring *r, __u32 i)
 {
-	return r->q->data + ((i & r->q->index_mask) << r->q->log2_elem_size);
+	return r->q->data + ((i & r->mask) << r->log2);
 }
 
 /* The next free slot of a ring userspace produces into, or NULL when full. */
@@ -104,14 +114,14 @@ static void *produce_slot(struct ring *r)
 	__u32 prod = r->q->producer_index;
 	__u32 cons = __atomic_load_n(&r->q->consumer_index, __ATOMIC_ACQUIRE);
 
-	if (((prod + 1) & r->q->index_mask) == (cons & r->q->index_mask))
+	if (((prod + 1) & r->mask) == (cons & r->mask))
 		return NULL;
 	return slot(r, prod);
 }
 
 static void produce(struct ring *r)
 {
-	__atomic_store_n(&r->q->producer_index, (r->q->producer_index + 1) & r->q->index_mask,
+	__atomic_store_n(&r->q->producer_index, (r->q->producer_index + 1) & r->mask,
 			 __ATOMIC_RELEASE);
 }
 
@@ -125,9 +135,9 @@ static int poll_cq(struct ring *cq, struct ib_uverbs_wc *wc, int ms)
 		__u32 cons = cq->q->consumer_index;
 		__u32 prod = __atomic_load_n(&cq->q->producer_index, __ATOMIC_ACQUIRE);
 
-		if ((cons & cq->q->index_mask) != (prod & cq->q->index_mask)) {
+		if ((cons & cq->mask) != (prod & cq->mask)) {
 			memcpy(wc, slot(cq, cons), sizeof(*wc));
-			__atomic_store_n(&cq->q->consumer_index, (cons + 1) & cq->q->index_mask,
+			__atomic_store_n(&cq->q->consumer_index, (cons + 1) & cq->mask,
 					 __ATOMIC_RELEASE);
 			return 1;
 		}
@@ -305,7 +315,7 @@ static struct rxe_send_wqe *send_wqe(struct _test_data_ring *self, __u64 wr_id, 
 
 	if (!w)
 		return NULL;
-	memset(w, 0, 1U << self->sq.q->log2_elem_size);
+	memset(w, 0, 1U << self->sq.log2);
 	w->wr.wr_id = wr_id;
 	w->wr.opcode = opcode;
 	w->wr.send_flags = flags | SEND_SIGNALED;
@@ -604,6 +614,58 @@ TEST_F(ring, destroy_with_work_posted)
 	ASSERT_EQ(0, destroy_cq(self->fd, self->cq));
 }
 
+/*
+ * Every field of a ring's header is shared memory that the user can write
+ * at any time.  The kernel keeps the geometry it wrote there when it made
+ * the ring (soft-RoCE: struct rxe_queue's index_mask and log2_elem_size,
+ * rxe_queue.h) and masks every index it reads (Documentation/rv0.rst):
+ * garbage in the element size and index mask of all three rings, and in the
+ * high bits of the producer indices userspace owns and of the CQ's consumer
+ * index, changes nothing.  Exactly the one work request of each doorbell is
+ * done, its completions land where the masked indices say, and the data
+ * arrives.  rv0 only: soft-RoCE masks the indices everywhere but in
+ * rxe_req.c:req_next_wqe, which compares its masked index with the
+ * producer index as read ("index == prod"), so it never finds the ring
+ * empty, walks it all and fails the QP (WR_FLUSH_ERR).
+ */
+TEST_F(ring, ring_headers_overwritten_are_not_trusted)
+{
+	struct ring *rings[] = { &self->sq, &self->rq, &self->cqr };
+	struct done d;
+	size_t i, round;
+
+	for (i = 0; i < ARRAY_SIZE(rings); i++) {
+		rings[i]->q->log2_elem_size = 31;
+		rings[i]->q->index_mask = 0xffffffffU;
+	}
+	for (round = 0; round < 3; round++) {
+		__u32 len = 100 + round;
+
+		fill(self->buf + SEND_OFF, len, round);
+		memset(self->buf + RECV_OFF, 0xee, GRH + MTU);
+		ASSERT_EQ(0, post_recv(self, 10 + round, RECV_OFF, GRH + MTU));
+		ASSERT_NE(NULL, send_wqe(self, 20 + round, IB_UVERBS_WR_SEND, SEND_OFF, len, 0));
+		produce(&self->sq);
+		/* High bits that no index of these rings has. */
+		self->sq.q->producer_index |= ~self->sq.mask;
+		self->rq.q->producer_index |= ~self->rq.mask;
+		self->cqr.q->consumer_index |= ~self->cqr.mask;
+		ASSERT_EQ(0, doorbell(self->fd, self->qp));
+		collect(self, &d, 1);
+		ASSERT_EQ(1, d.sends);
+		ASSERT_EQ(1, d.recvs);
+		EXPECT_EQ(WC_SUCCESS, d.send.status);
+		EXPECT_EQ(20 + round, d.send.wr_id);
+		EXPECT_EQ(len, d.send.byte_len);
+		EXPECT_EQ(WC_SUCCESS, d.recv.status);
+		EXPECT_EQ(RECV_ID | (10 + round), d.recv.wr_id);
+		EXPECT_EQ(GRH + len, d.recv.byte_len);
+		EXPECT_EQ(0, memcmp(self->buf + SEND_OFF, self->buf + RECV_OFF + GRH, len));
+		EXPECT_EQ(0xee, self->buf[RECV_OFF + GRH + len]);
+	}
+	EXPECT_EQ(QPS_RTS, qp_state(self->fd, self->qp));
+}
+
 /* Whether the kernel has taken every WQE posted to a ring userspace produces into. */
 static int drained(struct ring *r)
 {
@@ -691,7 +753,7 @@ TEST_F(ring, random_bytes_in_the_send_ring)
 		SKIP(return, "RV_FUZZ is not set (soft-RoCE trusts fields of the ring)");
 	for (i = 0; i < n; i++) {
 		__u32 *w = produce_slot(&self->sq);
-		size_t words = (1U << self->sq.q->log2_elem_size) / 4;
+		size_t words = (1U << self->sq.log2) / 4;
 
 		if (!w) {
 			ASSERT_EQ(0, doorbell(self->fd, self->qp));
@@ -762,7 +824,7 @@ static int cq_holds(struct ring *cq, __u32 n)
 	for (i = 0; i < 300; i++) {
 		__u32 prod = __atomic_load_n(&cq->q->producer_index, __ATOMIC_ACQUIRE);
 
-		if (((prod - cq->q->consumer_index) & cq->q->index_mask) == n)
+		if (((prod - cq->q->consumer_index) & cq->mask) == n)
 			return 1;
 		usleep(10000);
 	}

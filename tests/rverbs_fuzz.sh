@@ -18,6 +18,10 @@
 # The device's GID table must not change during its runs: the fuzzer
 # chooses source GIDs by it, and its GID queries (IOCTL_QUERY_GID_ENTRY)
 # are answered from it.
+# Both cores could be wrong alike: each run also checks a sample of its
+# CREATE_AHs against the C contract itself (uverbs_fuzz.c:ah_oracle, an
+# oracle of neither core), which must have judged some; a last case runs
+# the oracle told wrong (-O) and must fail.
 #
 # Seeds 1 2 3 and a random one, new every run, 20000 commands each (500 on
 # the debug lane).  SEED="S..." and FUZZ_COUNT=N override them: every case
@@ -49,7 +53,7 @@ ktap_print_header
 [ -x "$FUZZ" ] || ktap_exit_fail_msg "$FUZZ not built"
 [ ${#SEEDS[@]} -gt 0 ] || ktap_exit_fail_msg "SEED names no seed"
 [[ $COUNT =~ ^[0-9]+$ ]] || ktap_exit_fail_msg "FUZZ_COUNT=$COUNT is not a number"
-ktap_set_plan $((${#DEVS[@]} * ${#SEEDS[@]}))
+ktap_set_plan $((${#DEVS[@]} * ${#SEEDS[@]} + 1))
 ktap_print_msg "seeds ${SEEDS[*]} (SEED=\"${SEEDS[*]}\" runs these again)"
 
 # rv0 before rxe0 on veth0 (rverbs refuses a netdev that soft-RoCE has).
@@ -137,9 +141,14 @@ fuzz() {
 	xrcds=$(($(counter_in "$c1" xrcd_allocated) - $(counter_in "$c0" xrcd_allocated)))
 	ah_ok=$(oks "$f" CREATE_AH)
 	x_ok=$(oks "$f" OPEN_XRCD)
+	checked=$(sed -n 's/^# CREATE_AH checked against the contract: //p' "$f")
 	ktap_print_msg "$dev seed $seed [$core]: exit $rc, $(grep -c '^[0-9]' "$f") commands," \
-		"$ah_ok AHs and $x_ok XRCDs created; Rust core: +$ahs AHs, +$xrcds XRCDs;" \
-		"digest $(sed -n 's/^# digest //p' "$f")"
+		"$ah_ok AHs and $x_ok XRCDs created, ${checked:-no} CREATE_AH checked against the contract;" \
+		"Rust core: +$ahs AHs, +$xrcds XRCDs; digest $(sed -n 's/^# digest //p' "$f")"
+	# The fuzzer's own oracle (uverbs_fuzz.c:ah_oracle) must have had
+	# commands to judge: one that judged none proves nothing.
+	[[ ${checked:-0} =~ ^[1-9][0-9]*$ ]] ||
+		problem "$dev" "$seed" "[$core] no CREATE_AH was checked against the contract"
 
 	if [ $rc != 0 ]; then
 		[ $rc = 124 ] && problem "$dev" "$seed" "[$core] timed out after $RUN_TIMEOUT s"
@@ -213,5 +222,21 @@ for dev in "${DEVS[@]}"; do
 		verdict "$dev" "$seed"
 	done
 done
+
+# The oracle is heard: told the wrong outcome for every CREATE_AH it
+# judges (-O), a run must fail on them, and still leave nothing behind.
+planted_oracle() {
+	local f=$OUT/planted before rc
+
+	before=$(state)
+	timeout -k 10 $RUN_TIMEOUT "$FUZZ" -O -n 300 -s 1 rv0 "${SGIDS[rv0]}" "${GIDS[@]}" \
+		>"$f" 2>"$f.err"
+	rc=$?
+	ktap_print_msg "planted: exit $rc, $(grep -c '^# surprise .*: the contract gives' "$f") CREATE_AH against the contract," \
+		"$(sed -n 's/^# CREATE_AH checked against the contract: //p' "$f") checked"
+	[ $rc = 1 ] && grep -q '^# surprise [0-9]* CREATE_AH: the contract gives' "$f" &&
+		grep -qx '# live at end: 0' "$f" && [ "$before" = "$(state)" ]
+}
+ksft_check "fuzz rv0, the oracle told wrong (-O): the run fails on it and leaves nothing" planted_oracle
 
 ktap_finished

@@ -74,7 +74,13 @@
  * finds nothing, a destroy of nothing that succeeds, a PD busy with no AH
  * on it, a new object whose handle is not the lowest free one: something
  * the bookkeeping does not know holds it, such as an object a failed
- * create left behind, ...).  Exit status: 0 when the run completed, every object left
+ * create left behind, ...).  So is a CREATE_AH whose outcome is not the one
+ * the C contract gives it (ah_oracle(): for the plain commands whose
+ * outcome the attribute, the file's objects and the GID table decide
+ * alone, an oracle independent of both cores; "# CREATE_AH checked
+ * against the contract: N" counts them; -O tells it the wrong outcome, to
+ * prove a mismatch fails the run).  Exit status: 0 when the run completed,
+ * every object left
  * was destroyed at the end and nothing surprised; 1 otherwise; 2 on a
  * usage or set-up error.
  */
@@ -210,6 +216,9 @@ static struct {
 	bool quiet;
 	bool verbose;
 	bool kernel_leaks;
+	bool plant_oracle;	/* -O: the oracle told wrong, to prove it is heard */
+	unsigned long oracle_checked;
+	unsigned int gid_tbl_sz[MAX_PORT + 1];
 	int sgid;
 	unsigned int ngids;
 	__u8 gids[MAX_GIDS][16];
@@ -532,6 +541,7 @@ struct wcmd {
 	size_t resp_size;	/* of the core response; 0: the command has none */
 	bool udata;		/* driver data may follow, in and out */
 	void *resp;		/* set: where the response is, if readable there */
+	bool plain;		/* set: sent as rdma-core sends it, response whole */
 };
 
 /*
@@ -547,13 +557,14 @@ static unsigned char *unmapped_page(void)
 }
 
 /* Where the response goes; sets *readable when it may be read back. */
-static __u64 choose_response(struct rng *r, size_t out_len, bool *readable)
+static __u64 choose_response(struct rng *r, size_t out_len, bool *readable, bool *whole)
 {
 	unsigned char *end = g.resp + g.page;
 	unsigned int x = rnd(r, 100);
 	size_t k;
 
 	*readable = true;
+	*whole = true;
 	if (x < 84) {
 		describe(" resp=ok");
 		return (uintptr_t)g.resp;
@@ -562,6 +573,7 @@ static __u64 choose_response(struct rng *r, size_t out_len, bool *readable)
 		describe(" resp=page-end");
 		return (uintptr_t)(end - out_len);
 	}
+	*whole = false;
 	if (x < 91 && out_len >= 4) {
 		/* The last k bytes are past the page. */
 		k = 4 * (1 + rnd(r, out_len / 4));
@@ -595,22 +607,24 @@ static int send_write(struct rng *r, int fd, struct wcmd *c)
 	__u32 command = c->command;
 	unsigned int lm, x;
 	long in_words;
-	bool readable = false;
+	bool readable = false, whole = false, short_out = false;
 	__u64 response;
 	ssize_t n;
 
 	c->resp = NULL;
+	c->plain = false;
 	if (c->resp_size) {
 		out_len = c->resp_size + (c->udata ? 8 * rnd(r, 5) : 0);
 		x = rnd(r, 100);
 		if (x < 4) {
 			out_len = 4 * rnd(r, c->resp_size / 4);
+			short_out = true;
 			describe(" out=short");
 		} else if (x < 14) {
 			out_len += 4 * (1 + rnd(r, 16));
 			describe(" out=long");
 		}
-		response = choose_response(r, out_len, &readable);
+		response = choose_response(r, out_len, &readable, &whole);
 		memcpy(c->body, &response, sizeof(response));
 		if (readable && response + 4 <= (uintptr_t)(g.resp + g.page))
 			c->resp = (void *)(uintptr_t)response;
@@ -621,6 +635,7 @@ static int send_write(struct rng *r, int fd, struct wcmd *c)
 
 	memcpy(body, c->body, c->size);
 	lm = rnd(r, 100);
+	c->plain = lm < 80 && (!c->resp_size || (whole && !short_out));
 	if (lm < 80) {
 		/* as it should be */
 	} else if (lm < 84) {
@@ -729,7 +744,7 @@ static void icmd_out(struct rng *r, struct icmd *c, __u16 id, size_t size)
 {
 	unsigned int x = rnd(r, 100);
 	size_t len = size;
-	bool readable;
+	bool readable, whole;
 	__u64 data;
 
 	if (x < 4) {
@@ -739,7 +754,7 @@ static void icmd_out(struct rng *r, struct icmd *c, __u16 id, size_t size)
 		len += 4 * (1 + rnd(r, 16));
 		describe(" out=long");
 	}
-	data = choose_response(r, len, &readable);
+	data = choose_response(r, len, &readable, &whole);
 	icmd_add(r, c, id, A_OUT, data, len);
 }
 
@@ -1101,6 +1116,55 @@ static int do_alloc_pd(struct rng *r, struct ufd *u)
 	return ret;
 }
 
+/*
+ * An oracle independent of both cores for a sample of CREATE_AH: the
+ * outcome the C contract gives a plain command (wcmd.plain) on a file with
+ * a context, from the attribute, the file's objects (the bookkeeping) and
+ * the source GID table alone, in the order ib_core checks them.  ORACLE_NONE
+ * where the outcome depends on more: a unicast destination (the route, the
+ * neighbour) or a RoCE v1 source (rv0 takes it, soft-RoCE's
+ * rxe_av_chk_attr refuses its network type).  The differential runs check
+ * every command; this checks that the cores agree with the contract, not
+ * only with each other.
+ */
+#define ORACLE_NONE	1
+
+static int ah_oracle(const struct ufd *u, const struct ib_uverbs_create_ah *c)
+{
+	const struct ib_uverbs_ah_attr *a = &c->attr;
+	const struct gid_ent *e;
+	int i;
+
+	if (!u->ctx)
+		return ORACLE_NONE;
+	/* uverbs_cmd.c:ib_uverbs_create_ah, before the PD */
+	if (!g.port_exists[a->port_num])
+		return -EINVAL;
+	/*
+	 * rdma_core.c:lookup_get_idr_uobject: no object under the handle
+	 * (the lowest free one is the new AH's, reserved empty); else
+	 * rdma_lookup_get_uobject: an object of another type.
+	 */
+	i = find_obj(u, c->pd_handle);
+	if (i < 0)
+		return -ENOENT;
+	if (u->live[i].type != T_PD)
+		return -EINVAL;
+	/* verbs.c:rdma_check_ah_attr: RoCE needs the GRH */
+	if (!a->is_global)
+		return -EINVAL;
+	/* cache.c:rdma_get_gid_attr: past the table, then an empty entry */
+	if (a->grh.sgid_index >= g.gid_tbl_sz[a->port_num])
+		return -EINVAL;
+	e = &g.gid_tbl[a->port_num][a->grh.sgid_index];
+	if (e->state == GID_NONE)
+		return -ENODATA;
+	/* verbs.c:ib_resolve_eth_dmac: a multicast MAC, nothing to wait for */
+	if (e->state == GID_V2 && gid_multicast(a->grh.dgid))
+		return 0;
+	return ORACLE_NONE;
+}
+
 static int do_create_ah(struct rng *r, unsigned int f)
 {
 	struct ufd *u = &g.fds[f];
@@ -1112,7 +1176,7 @@ static int do_create_ah(struct rng *r, unsigned int f)
 		.resp_size = sizeof(struct ib_uverbs_create_ah_resp),
 		.udata = true,
 	};
-	int ret, pd_i;
+	int ret, pd_i, want;
 	__u32 h;
 
 	c.user_handle = rnext(r);
@@ -1120,7 +1184,17 @@ static int do_create_ah(struct rng *r, unsigned int f)
 	if (chance(r, 50))
 		c.reserved = (__u32)rnext(r) | 1;
 	gen_ah_attr(r, &c.attr);
+	/* Before the command: the lowest free handle is free of it. */
+	want = ah_oracle(u, &c);
 	ret = send_write(r, u->fd, &w);
+	if (w.plain && want != ORACLE_NONE) {
+		g.oracle_checked++;
+		if (g.plant_oracle)
+			want = want ? 0 : -EINVAL;
+		if (ret != want)
+			note_surprise(C_CREATE_AH, "the contract gives %s, the kernel %s",
+				      outcome(want), outcome(ret));
+	}
 	if (!ret && new_handle(C_CREATE_AH, &w, &h)) {
 		pd_i = find_obj(u, c.pd_handle);
 		if (pd_i < 0 || u->live[pd_i].type != T_PD)
@@ -1542,6 +1616,11 @@ static int read_gid_tables(void)
 			struct gid_ent *e = &g.gid_tbl[p][i];
 			struct in6_addr a;
 
+			/* One file per entry of the table, empty ones too. */
+			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/gids/%u",
+				 g.dev, p, i);
+			if (!stat(path, &st))
+				g.gid_tbl_sz[p] = i + 1;
 			snprintf(path, sizeof(path),
 				 "/sys/class/infiniband/%s/ports/%u/gid_attrs/types/%u",
 				 g.dev, p, i);
@@ -1725,7 +1804,7 @@ static void summary(void)
 }
 
 static const char usage_text[] =
-	"usage: uverbs_fuzz [-q] [-v] [-B] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...\n";
+	"usage: uverbs_fuzz [-q] [-v] [-B] [-O] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...\n";
 
 static void bad_usage(void)
 {
@@ -1741,7 +1820,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	g.count = 20000;
-	while ((opt = getopt(argc, argv, "n:s:qvB")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:qvBO")) != -1) {
 		switch (opt) {
 		case 'n':
 			g.count = strtoul(optarg, &end, 0);
@@ -1762,6 +1841,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			g.kernel_leaks = true;
+			break;
+		case 'O':
+			g.plant_oracle = true;
 			break;
 		default:
 			bad_usage();
@@ -1838,6 +1920,7 @@ int main(int argc, char **argv)
 		close(g.files[i]);
 	out("# live at end: %u", left);
 	summary();
+	out("# CREATE_AH checked against the contract: %lu", g.oracle_checked);
 	out("# surprises: %lu", g.surprises);
 	printf("# digest %016llx\n", (unsigned long long)g.digest);
 	fprintf(stderr, "uverbs_fuzz: slowest command %u took %.1f ms; %lu took over 500 ms\n",
