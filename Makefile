@@ -14,6 +14,13 @@
 #
 # The kernel's build system reads Kbuild, not this file.
 
+# Kbuild cannot build an external module in a directory whose path has a
+# space ("building multiple external modules is not supported"), nor
+# kselftest's lib.mk: say so first, not half-way through a run.
+ifneq ($(word 2,$(CURDIR)),)
+$(error the tree is at "$(CURDIR)", a path with a space: the kernel's Kbuild cannot build external modules there; clone it to a path without one)
+endif
+
 RVERBS_CACHE ?= /var/cache/rverbs
 export RVERBS_CACHE
 
