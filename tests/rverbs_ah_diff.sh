@@ -138,6 +138,23 @@ start_capture() {
 	return 1
 }
 
+# probe_fields OUT - ah_probe's output OUT read with bash alone (each
+# program costs the guest tens of milliseconds, and a probe ran five):
+# PROBE_CREATE its "create:" value, PROBE_DUMP its "dump:" line without
+# "dump: N ", and its "elapsed_ms:" value written to $CAP.ms.
+probe_fields() {
+	local l re='^dump: [0-9]* (.*)$' ms=''
+	PROBE_CREATE='' PROBE_DUMP=''
+	while IFS= read -r l; do
+		case $l in
+		"create: "*) PROBE_CREATE+=${PROBE_CREATE:+$'\n'}${l#create: } ;;
+		"elapsed_ms: "*) ms+=${l#elapsed_ms: }$'\n' ;;
+		"dump: "*) [[ $l =~ $re ]] && PROBE_DUMP+=${PROBE_DUMP:+$'\n'}${BASH_REMATCH[1]} ;;
+		esac
+	done <<<"$1"
+	printf '%s' "$ms" >$CAP.ms
+}
+
 # probe SGID DGID [ARGS] - create an AH on rxe0 and send one datagram
 # through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen) and
 # " tc=0xNN" when the datagram's traffic class (IPv4 TOS) is not 0.  After
@@ -153,8 +170,8 @@ probe() {
 	seen=$(grep ethertype $CAP | grep -vc "> $MARK_MAC,")
 	marks=$(grep -c "> $MARK_MAC," $CAP)
 	out=$($PROBE -d rxe0 -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
-	create=$(sed -n 's/^create: //p' <<<"$out")
-	sed -n 's/^elapsed_ms: //p' <<<"$out" >$CAP.ms
+	probe_fields "$out"
+	create=$PROBE_CREATE
 	if [ "$create" = 0 ]; then
 		# The send has completed: its datagram went through veth0's
 		# taps before the mark is sent.
@@ -271,17 +288,15 @@ RV_DUMP=/sys/kernel/debug/rverbs/rv0/ah
 # (the last three only when the AH is in the dump; LINE: the dump line
 # without the AH number).
 probe_rv() {
-	local idx=$1 dgid=$2 out create line dmac=- hop=- rest=
+	local idx=$1 dgid=$2 out create line dmac=- hop=- rest='' f
 	shift 2
 	[ -n "$idx" ] || { echo "no-sgid"; return; }
 	out=$($PROBE -d rv0 -s "$idx" -g "$dgid" -l $USER_HOP -P $RV_DUMP "$@")
-	create=$(sed -n 's/^create: //p' <<<"$out")
-	sed -n 's/^elapsed_ms: //p' <<<"$out" >$CAP.ms
-	line=$(sed -n 's/^dump: [0-9]* //p' <<<"$out")
+	probe_fields "$out"
+	create=$PROBE_CREATE line=$PROBE_DUMP
 	if [ -n "$line" ]; then
-		dmac=$(awk '{ print $5 }' <<<"$line")
-		hop=$(awk '{ print $6 }' <<<"$line")
-		rest=$(awk '{ printf " fl=%s tc=%s sl=%s", $7, $8, $9 }' <<<"$line")
+		read -r -a f <<<"$line"
+		dmac=${f[4]} hop=${f[5]} rest=" fl=${f[6]} tc=${f[7]} sl=${f[8]}"
 	fi
 	echo "create=$create dmac=$dmac hop=$hop$rest|$line"
 }
