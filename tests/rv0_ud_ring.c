@@ -362,6 +362,27 @@ static void collect(struct _test_data_ring *self, struct done *d, int want_recv)
 	}
 }
 
+/* The completions of a send of len bytes to the QP itself, and of its receive. */
+static void expect_sent_to_itself(struct __test_metadata *_metadata, struct _test_data_ring *self,
+				  const struct done *d, __u64 send_id, __u64 recv_id, __u32 len)
+{
+	/* rxe_comp.c:make_send_cqe */
+	EXPECT_EQ(WC_SUCCESS, d->send.status);
+	EXPECT_EQ(send_id, d->send.wr_id);
+	EXPECT_EQ(WC_SEND, d->send.opcode);
+	EXPECT_EQ(len, d->send.byte_len);
+	EXPECT_EQ(self->qpn, d->send.qp_num);
+	/* rxe_resp.c:do_complete, for UD */
+	EXPECT_EQ(WC_SUCCESS, d->recv.status);
+	EXPECT_EQ(RECV_ID | recv_id, d->recv.wr_id);
+	EXPECT_EQ(WC_RECV, d->recv.opcode);
+	EXPECT_EQ(GRH + len, d->recv.byte_len);
+	EXPECT_EQ(WC_GRH, d->recv.wc_flags);
+	EXPECT_EQ(self->qpn, d->recv.src_qp);
+	EXPECT_EQ(self->qpn, d->recv.qp_num);
+	EXPECT_EQ(PORT, d->recv.port_num);
+}
+
 static void fill(__u8 *p, size_t len, __u8 seed)
 {
 	size_t i;
@@ -389,21 +410,7 @@ TEST_F(ring, send_to_itself_payload_grh_and_completions)
 		collect(self, &d, 1);
 		ASSERT_EQ(1, d.sends);
 		ASSERT_EQ(1, d.recvs);
-		/* rxe_comp.c:make_send_cqe */
-		EXPECT_EQ(WC_SUCCESS, d.send.status);
-		EXPECT_EQ(200 + i, d.send.wr_id);
-		EXPECT_EQ(WC_SEND, d.send.opcode);
-		EXPECT_EQ(len, d.send.byte_len);
-		EXPECT_EQ(self->qpn, d.send.qp_num);
-		/* rxe_resp.c:do_complete, for UD */
-		EXPECT_EQ(WC_SUCCESS, d.recv.status);
-		EXPECT_EQ(RECV_ID | (100 + i), d.recv.wr_id);
-		EXPECT_EQ(WC_RECV, d.recv.opcode);
-		EXPECT_EQ(GRH + len, d.recv.byte_len);
-		EXPECT_EQ(WC_GRH, d.recv.wc_flags);
-		EXPECT_EQ(self->qpn, d.recv.src_qp);
-		EXPECT_EQ(self->qpn, d.recv.qp_num);
-		EXPECT_EQ(PORT, d.recv.port_num);
+		expect_sent_to_itself(_metadata, self, &d, 200 + i, 100 + i, len);
 		/* The payload after the GRH, nothing written past it. */
 		EXPECT_EQ(0, memcmp(self->buf + SEND_OFF, grh + GRH, len));
 		EXPECT_EQ(0xee, grh[GRH + len]);
@@ -654,12 +661,7 @@ TEST_F(ring, ring_headers_overwritten_are_not_trusted)
 		collect(self, &d, 1);
 		ASSERT_EQ(1, d.sends);
 		ASSERT_EQ(1, d.recvs);
-		EXPECT_EQ(WC_SUCCESS, d.send.status);
-		EXPECT_EQ(20 + round, d.send.wr_id);
-		EXPECT_EQ(len, d.send.byte_len);
-		EXPECT_EQ(WC_SUCCESS, d.recv.status);
-		EXPECT_EQ(RECV_ID | (10 + round), d.recv.wr_id);
-		EXPECT_EQ(GRH + len, d.recv.byte_len);
+		expect_sent_to_itself(_metadata, self, &d, 20 + round, 10 + round, len);
 		EXPECT_EQ(0, memcmp(self->buf + SEND_OFF, self->buf + RECV_OFF + GRH, len));
 		EXPECT_EQ(0xee, self->buf[RECV_OFF + GRH + len]);
 	}
