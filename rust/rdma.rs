@@ -26,6 +26,7 @@ pub(crate) mod ring;
 pub(crate) mod table;
 pub(crate) mod udata;
 pub(crate) mod umem;
+pub(crate) mod wqe;
 pub(crate) mod xrcd;
 
 /// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
