@@ -108,7 +108,7 @@ for l in stock:check debug:check-debug; do
 	[ -s "$f" ] && grep -q '^failed:' "$f" || continue
 	echo
 	echo "${l%%:*} lane, what failed:"
-	sed -n '/^failed:/,$p' "$f" | sed '1d; $d' | head -n 14
+	sed -n '/^failed:/,$p' "$f" | sed '1d; $d' | head -n 40
 done
 echo
 printf '%s\n' "${lines[@]}"

@@ -207,21 +207,6 @@ else
 	[ -n "${TESTS:-}" ] || boots+=(side)
 fi
 
-# The boots' KTAP documents, in a fixed order, and the first failure of
-# their VM runs.
-: >"$out/ktap.log"
-vm_rc=0
-for b in "${boots[@]}"; do
-	if [ -s "$out/ktap-$b.log" ]; then
-		cat "$out/ktap-$b.log" >>"$out/ktap.log"
-	else
-		# A boot that never ran or wrote nothing: not finished.
-		printf 'TAP version 13\n1..1\n' >>"$out/ktap.log"
-	fi
-	rc=$(cat "$out/$b.rc" 2>/dev/null || echo 1)
-	[ "$vm_rc" -ne 0 ] || vm_rc=$rc
-done
-
 # A run of the whole lane has a floor on its passed cases (tests/case-floors).
 floor=()
 if [ -z "${TESTS:-}" ]; then
@@ -230,27 +215,4 @@ if [ -z "${TESTS:-}" ]; then
 	floor=(--floor "$n")
 fi
 echo
-"$RVERBS_TOP/scripts/ktap-summary.sh" "${floor[@]}" "$out/ktap.log" >"$out/summary"
-sum_rc=$?
-if [ "$vm_rc" -ne 0 ] && [ "$sum_rc" -eq 0 ]; then
-	# Every case passed, yet the VM run failed: the kernel log, kmemleak or
-	# the taint check (vm.sh said which), or the guest died.  That is a
-	# failed case.
-	passed=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' "$out/summary" | tail -n 1)
-	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$out/summary" | tail -n 1)
-	sed -i '$d' "$out/summary"
-	{
-		echo "failed:"
-		echo "  vm: guest kernel log, kmemleak or taint check (exit $vm_rc, see $out/vm/, $out/vm-side/ and $out/modsig/vm/)"
-		# Each failed boot's reason (vm.sh), and the kernel log's
-		# reports, each named with its test.
-		for d in "$out/vm" "$out/vm-side" "$out/modsig/vm"; do
-			[ -s "$d/why" ] && sed "s|^|    ${d#"$out"/}: |" "$d/why"
-			[ -s "$d/logcheck.txt" ] && head -n 8 "$d/logcheck.txt" | sed 's/^/      /'
-		done
-		echo "$passed passed, 1 failed, $skipped skipped"
-	} >>"$out/summary"
-	sum_rc=1
-fi
-cat "$out/summary"
-exit "$sum_rc"
+"$RVERBS_TOP/scripts/lane-summary.sh" "${floor[@]}" "$out" "${boots[@]}"

@@ -11,7 +11,9 @@
 # with no KTAP output, an unexpected skip, a suite cut short, a kernel
 # WARNING during one test) and expects a failed run that names the test; a
 # control case expects the unplanted run to pass, with its expected skip
-# counted as a skip; two documents (two boots) are counted together.  Prints KTAP; exits non-zero if any case fails.
+# counted as a skip; two documents (two boots) are counted together; a
+# lane whose guest died names the test it was running (lane-summary.sh).
+# Prints KTAP; exits non-zero if any case fails.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -115,6 +117,71 @@ else
 fi
 { good; good | sed '/^# selftests: rverbs: t_three.sh$/,$d'; } | summary second_cut_short
 expect_fail second_cut_short "suite did not finish" "2 of 3 tests reported" $?
+
+# A lane's boots (scripts/lane-summary.sh): a guest that died in its second
+# test leaves its suite unfinished, and the lane's failures say which test
+# it was running and how its kernel log ended (vm.sh's why, log-end.txt);
+# a boot whose cases all passed but whose log check failed is one failed
+# case, with the report.
+# lane_dirs: a lane whose module-signature boot passed.
+lane_dirs() {
+	rm -rf "$tmp/lane"
+	mkdir -p "$tmp/lane/vm" "$tmp/lane/modsig/vm"
+	good >"$tmp/lane/ktap-modsig.log"
+	echo 0 >"$tmp/lane/modsig.rc"
+}
+# lane NAME: its summary, in NAME.out.
+lane() {
+	local name=$1
+	RVERBS_EXPECTED_SKIPS=$tmp/skips "$top/scripts/lane-summary.sh" "$tmp/lane" suite modsig \
+		>"$tmp/$name.out" 2>&1
+}
+dead_boot() {
+	good | sed '/^# selftests: rverbs: t_skip.sh$/,$d' >"$tmp/lane/ktap-suite.log"
+	echo 1 >"$tmp/lane/suite.rc"
+	echo "the guest died before its command finished (vng exit 255), in rverbs: t_skip.sh" >"$tmp/lane/vm/why"
+	echo "[  99.000000] Oops: int3: 0000 [#1] SMP NOPTI" >"$tmp/lane/vm/log-end.txt"
+}
+lane_dirs
+dead_boot
+lane dead_boot
+rc=$?
+if [ $rc -ne 0 ] && sed -n '/^failed:/,$p' "$tmp/dead_boot.out" | grep -q 'in rverbs: t_skip.sh' &&
+	sed -n '/^failed:/,$p' "$tmp/dead_boot.out" | grep -q 'Oops: int3' &&
+	grep -q 'suite did not finish' "$tmp/dead_boot.out" &&
+	tail -n 1 "$tmp/dead_boot.out" | grep -qx '6 passed, 1 failed, 1 skipped'; then
+	ok "dead boot: the lane fails, its failures name the test the guest was running and its log's end"
+else
+	sed 's/^/# /' "$tmp/dead_boot.out"
+	not_ok "dead boot: the lane fails, its failures name the test the guest was running and its log's end"
+fi
+log_check_boot() {
+	good >"$tmp/lane/ktap-suite.log"
+	echo 1 >"$tmp/lane/suite.rc"
+	echo "the guest kernel log shows a problem (logcheck.txt)" >"$tmp/lane/vm/why"
+	echo "t_three.sh: WARNING: CPU: 1 PID: 7 at x.c:1 f+0x1/0x2" >"$tmp/lane/vm/logcheck.txt"
+}
+lane_dirs
+log_check_boot
+lane log_check_boot
+rc=$?
+if [ $rc -ne 0 ] && sed -n '/^failed:/,$p' "$tmp/log_check_boot.out" | grep -q 't_three.sh: WARNING' &&
+	tail -n 1 "$tmp/log_check_boot.out" | grep -qx '8 passed, 1 failed, 2 skipped'; then
+	ok "log check: a boot whose cases passed but whose kernel log did not is one failed case, with the report"
+else
+	sed 's/^/# /' "$tmp/log_check_boot.out"
+	not_ok "log check: a boot whose cases passed but whose kernel log did not is one failed case, with the report"
+fi
+lane_dirs
+good >"$tmp/lane/ktap-suite.log"
+echo 0 >"$tmp/lane/suite.rc"
+lane clean_lane
+if [ $? -eq 0 ] && tail -n 1 "$tmp/clean_lane.out" | grep -qx '8 passed, 0 failed, 2 skipped'; then
+	ok "lane control: two clean boots pass"
+else
+	sed 's/^/# /' "$tmp/clean_lane.out"
+	not_ok "lane control: two clean boots pass"
+fi
 
 # A test that ran no case: an empty nested plan passes nothing, and a
 # whole-test skip is pinned like a skipped case.

@@ -209,7 +209,11 @@ if [ "$vrc" -eq 124 ] || [ ! -s "$out/rc" ]; then
 	if [ -s "$out/dmesg.log" ]; then
 		info "the last lines of its kernel log ($out/dmesg.log):"
 		tail -n 25 "$out/dmesg.log" | sed 's/^/  /' >&2
-		"$RVERBS_TOP/scripts/logcheck.sh" "$out/dmesg.log" | head -n 20 | sed 's/^/  /' >&2
+		# The log's reports, and its last lines, for the lane's
+		# summary (scripts/check.sh), which a CI log keeps.
+		"$RVERBS_TOP/scripts/logcheck.sh" "$out/dmesg.log" >"$out/logcheck.txt" || true
+		head -n 20 "$out/logcheck.txt" | sed 's/^/  /' >&2
+		tail -n 12 "$out/dmesg.log" | cut -c1-200 >"$out/log-end.txt"
 	fi
 	[ "$vrc" -eq 124 ] && exit 124
 	exit 1
