@@ -107,6 +107,9 @@ if [ -n "${RVERBS_VM_UEFI_VARS:-}" ]; then
 	qemu_opts=("--qemu-opts=-drive if=pflash,format=raw,unit=0,readonly=on,file=$code"
 		"--qemu-opts=-drive if=pflash,format=raw,unit=1,file=$RVERBS_VM_UEFI_VARS")
 fi
+# RVERBS_VM_TCG_THREAD=single|multi: TCG's threading (QEMU's "-accel
+# tcg,thread="), default multi.
+[ -n "${RVERBS_VM_TCG_THREAD:-}" ] && qemu_opts+=("--qemu-opts=-accel tcg,thread=$RVERBS_VM_TCG_THREAD")
 # The guest's first process runs from the output directory, the guest's
 # /mnt (mounted first): guest.sh mounts the repository and the cache again,
 # with the page cache, and no process may hold them open while it does.

@@ -31,6 +31,8 @@
  *        "errno: -E" (exit status 1 if one succeeded or the errno changed)
  *   -S MS  a handled signal (SIGALRM, handler without SA_RESTART) arrives
  *        MS milliseconds into ibv_create_ah; prints how many arrived
+ *   -W   print "creating" (flushed) right before ibv_create_ah, so that a
+ *        test can act while the create waits for a neighbour
  *   -L   load: create AHs and destroy them, up to 8 live at a time (the
  *        oldest goes when a new one is made), until SIGUSR1; then destroy
  *        the rest and print "pairs: N" and "errors: N" (the first error as
@@ -366,7 +368,7 @@ int main(int argc, char **argv)
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
 	const char *dev = NULL, *dgid = NULL, *dump = NULL;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0, load = 0;
-	int failing = 0, barrier = 0;
+	int failing = 0, barrier = 0, announce = 0;
 	long bench = 0, signal_ms = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -375,7 +377,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFB")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFBW")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -431,6 +433,9 @@ int main(int argc, char **argv)
 		case 'B':
 			barrier = 1;
 			break;
+		case 'W':
+			announce = 1;
+			break;
 		default:
 			return 2;
 		}
@@ -439,7 +444,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-L] [-N COUNT [-F] [-B]] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-L] [-N COUNT [-F] [-B]] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -470,6 +475,10 @@ int main(int argc, char **argv)
 	if (signal_ms > 0 && arm_signal(signal_ms)) {
 		fprintf(stderr, "ah_probe: cannot arm a signal: %s\n", strerror(errno));
 		return 2;
+	}
+	if (announce) {
+		printf("creating\n");
+		fflush(stdout);
 	}
 	start = now_ms();
 	ah = ibv_create_ah(pd, &attr);
