@@ -82,31 +82,12 @@ if [ -w $kmemleak ]; then
 	echo scan >$kmemleak
 	sleep 6
 	echo scan >$kmemleak
-	# The objects that tests/rverbs_detectors.sh leaks on purpose (each
-	# begins with "rv_planted leak!", in the report's hex dump) that
-	# kmemleak found only after that test's window, a stale pointer having
-	# hidden them until then, are no leak of the run: they are left out,
-	# and counted apart. So is ib_uverbs' own leak under fault injection
-	# (Documentation/rverbs.rst, "Found by the debug lane, in ib_core"): a
-	# radix-tree node of the device's uverbs API tree, allocated in
-	# uverbs_alloc_api() by a radix_tree_insert() that failed one level
-	# further down, which uverbs_destroy_api() never frees (it visits only
-	# the slots that hold an entry). Recognised by that backtrace and by
-	# its task, the fault injector of tests/rverbs_faults.sh (fault_nth):
-	# the same leak of any other task is reported. Every other object is
-	# reported.
-	awk -v planted="$out/kmemleak-planted.log" -v known="$out/kmemleak-known.log" '
-		/^unreferenced object/ { flush(); rec = $0 "\n"; next }
-		{ rec = rec $0 "\n" }
-		function flush() {
-			if (rec == "") return
-			if (rec ~ /rv_planted leak!/) printf "%s", rec >planted
-			else if (rec ~ /radix_tree_node_alloc/ && rec ~ /radix_tree_insert/ &&
-				 rec ~ /uverbs_alloc_api/ && rec ~ /comm "fault_nth"/) printf "%s", rec >known
-			else printf "%s", rec
-			rec = ""
-		}
-		END { flush() }' <$kmemleak >>"$out/kmemleak.log"
+	# What is a leak of the run, and what is not: the objects that
+	# tests/rverbs_detectors.sh leaks on purpose, found late, and
+	# ib_uverbs' own leak under fault injection (scripts/kmemleak-sort.awk
+	# says which, and why).
+	awk -v planted="$out/kmemleak-planted.log" -v known="$out/kmemleak-known.log" \
+		-f "$RVERBS_TOP/scripts/kmemleak-sort.awk" <$kmemleak >>"$out/kmemleak.log"
 	echo "rverbs-vm: kmemleak: $(grep -c '^unreferenced object' "$out/kmemleak.log") leak(s)," \
 		"$(cat "$out/kmemleak-planted.log" 2>/dev/null | grep -c '^unreferenced object') planted by rverbs_detectors.sh," \
 		"$(cat "$out/kmemleak-known.log" 2>/dev/null | grep -c '^unreferenced object') of ib_uverbs' uverbs_alloc_api under fault injection" >/dev/kmsg
