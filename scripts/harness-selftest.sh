@@ -381,6 +381,39 @@ else
 	not_ok "a hung task after that command line: logcheck.sh fails and names t_one.sh"
 fi
 
+# A planted bug's window (scripts/detector-window.sh, for
+# tests/rverbs_detectors.sh): its one report passes; a report of another
+# kind beside it, or a second report of its kind, fails, and says so.
+uaf_report() {
+	printf '[  %s.000000] BUG: KASAN: slab-use-after-free in rv_planted_init+0x1/0x2\n' "$1"
+	printf '[  %s.000001] Read of size 8 at addr ffff888000000000 by task insmod/99\n' "$1"
+	printf '[  %s.000002] Call Trace:\n[  %s.000003]  <TASK>\n[  %s.000004]  </TASK>\n' "$1" "$1" "$1"
+}
+window() {
+	"$top/scripts/detector-window.sh" uaf 'KASAN: (slab-)?use-after-free' "$tmp/window" >"$tmp/window.out" 2>&1
+}
+uaf_report 10 >"$tmp/window"
+if window && [ "$(head -n 1 "$tmp/window.out")" -gt 0 ]; then
+	ok "detector window: the planted report alone passes"
+else
+	sed 's/^/# /' "$tmp/window.out"
+	not_ok "detector window: the planted report alone passes"
+fi
+{ uaf_report 10; echo "[   11.000000] WARNING: CPU: 0 PID: 99 at lib/list_debug.c:1 f+0x1/0x2"; } >"$tmp/window"
+if ! window && grep -q "1 of another kind" "$tmp/window.out"; then
+	ok "detector window: a report of another kind beside the planted one fails it"
+else
+	sed 's/^/# /' "$tmp/window.out"
+	not_ok "detector window: a report of another kind beside the planted one fails it"
+fi
+{ uaf_report 10; uaf_report 12; } >"$tmp/window"
+if ! window && grep -q "2 report(s) of the planted kind" "$tmp/window.out"; then
+	ok "detector window: a second report of the planted kind fails it"
+else
+	sed 's/^/# /' "$tmp/window.out"
+	not_ok "detector window: a second report of the planted kind fails it"
+fi
+
 # kmemleak's report at the end of a debug boot (scripts/kmemleak-sort.awk,
 # run by guest.sh): a late planted object and ib_uverbs' known leak of
 # fault_nth are set aside; the same radix-tree leak of another task, and

@@ -32,8 +32,6 @@ BUGS=(
 # A planted leak in kmemleak's report: the hex dump of its first bytes, or
 # its allocation's backtrace.
 PLANTED_LEAK='rv_planted leak!|rv_planted_leak_work'
-# The first line of a report of any of the checkers.
-REPORT_HEAD='(BUG|WARNING):|Oops|kernel BUG|general protection fault|INFO: task .* blocked|INFO: rcu_|UBSAN:|unreferenced object'
 
 ktap_print_header
 if [ ! -e /proc/lockdep ] || [ ! -w $KMEMLEAK ] ||
@@ -114,17 +112,13 @@ for ((i = 0; i < ${#BUGS[@]}; i += 2)); do
 		kmsg_since
 		printf '%s\n' "$kmemleak_report"
 	} >"$window"
-	found=$("$LOGCHECK" --all "$window" | grep -E -c "$want")
-	# The window holds the planted report and nothing else: every report's
-	# first line in it is the wanted one, and, but for the leak (16 objects),
-	# there is exactly one.
-	headers=$(grep -E "$REPORT_HEAD" "$window")
-	others=$(grep -Ev "$want" <<<"$headers" | grep -c .)
-	wanted=$(grep -Ec "$want" <<<"$headers")
-	if [ "$others" -gt 0 ] || { [ "$bug" != leak ] && [ "$wanted" -ne 1 ]; }; then
-		ktap_print_msg "$bug: $wanted report(s) of the planted kind, $others of another kind in the window:"
-		head -n 10 <<<"$headers" | sed 's/^/# /'
+	# The window holds the planted report and nothing else
+	# (scripts/detector-window.sh).
+	if ! judged=$("$RVERBS_TOP/scripts/detector-window.sh" "$bug" "$want" "$window"); then
+		tail -n +2 <<<"$judged" | sed 's/^/# /'
 		found=0
+	else
+		found=$judged
 	fi
 	# Any object of the leak window's report that is not a planted one is a
 	# leak of the run: kept for vm.sh, which fails on it.
