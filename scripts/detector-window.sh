@@ -7,7 +7,9 @@
 # the report the bug must bring.  The window holds the planted report and
 # nothing else: the first line of every report in it is the wanted one,
 # and, but for the leak (kmemleak reports each of its objects), there is
-# exactly one.  Prints how many lines the lane's own log check
+# exactly one; and the window names the planted module (rv_planted: in the
+# report's location, locks or backtrace), so that a report of the same
+# kind from elsewhere does not pass for it.  Prints how many lines the lane's own log check
 # (scripts/logcheck.sh --all) flags as the wanted report; exits 1, saying
 # why, when the window holds anything else or a second report.
 # scripts/harness-selftest.sh plants both.
@@ -26,6 +28,11 @@ wanted=$(grep -Ec "$want" <<<"$headers")
 echo "$found"
 if [ "$others" -gt 0 ] || { [ "$bug" != leak ] && [ "$wanted" -ne 1 ]; }; then
 	echo "$bug: $wanted report(s) of the planted kind, $others of another kind in the window:"
+	head -n 10 <<<"$headers"
+	exit 1
+fi
+if ! grep -q rv_planted "$window"; then
+	echo "$bug: the report in the window does not name rv_planted:"
 	head -n 10 <<<"$headers"
 	exit 1
 fi

@@ -414,6 +414,14 @@ else
 	not_ok "detector window: a second report of the planted kind fails it"
 fi
 
+uaf_report 10 | sed 's/rv_planted_init/other_init/' >"$tmp/window"
+if ! window && grep -q "does not name rv_planted" "$tmp/window.out"; then
+	ok "detector window: a report of the planted kind from elsewhere fails it"
+else
+	sed 's/^/# /' "$tmp/window.out"
+	not_ok "detector window: a report of the planted kind from elsewhere fails it"
+fi
+
 # kmemleak's report at the end of a debug boot (scripts/kmemleak-sort.awk,
 # run by guest.sh): a late planted object and ib_uverbs' known leak of
 # fault_nth are set aside; the same radix-tree leak of another task, and
