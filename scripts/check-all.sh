@@ -5,11 +5,12 @@
 # "make check" on Debian's stock kernel, then "make check-debug" on the
 # debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection).
 #
-# The toolchain root and the stock kernel's Rust metadata come first (both
-# lanes need them).  Then the stock lane, and beside it, at the lowest
-# priority (nice 19): the debug kernel when the cache has none, the debug
-# lane's modules and kselftests, and the debug lane's second boot (a guest
-# of one vCPU, DEBUG_LANE_UP_TESTS of tests/Makefile).  Under TCG the stock
+# The toolchain root comes first, then the stock kernel's Rust metadata
+# (both lanes need them) and the stock lane, and beside them, at the lowest
+# priority (nice 19): the debug kernel when the cache has none (it needs
+# only the root), the debug lane's modules and kselftests, and the debug
+# lane's second boot (a guest of one vCPU, DEBUG_LANE_UP_TESTS of
+# tests/Makefile).  Under TCG the stock
 # lane's guest keeps about one of the 2 cores busy; what it leaves goes to
 # them.  After the stock lane, the debug lane's main boot (2 vCPUs).  At
 # most one guest of two vCPUs runs at a time, at normal priority: a vCPU
@@ -51,28 +52,35 @@ lane() {
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
 }
 
-# What both lanes need, once.
+# What both lanes need, once: the root, then the stock kernel's Rust
+# metadata (the kselftests of both lanes are built against its source).
+# The debug kernel needs only the root: its build (a no-op when cached)
+# starts as soon as the root is there, at the lowest priority, beside the
+# metadata and then the stock lane; the preparation of the debug lane
+# waits for the metadata.  Then the debug lane's second boot (1 vCPU, nice
+# 19: scripts/check.sh).  Their lines are marked.
 setup_rc=0
 scripts/step.sh "toolchain root" make -s toolchain || setup_rc=$?
-[ "$setup_rc" -eq 0 ] && { scripts/step.sh "stock kernel's Rust metadata" make -s kdir || setup_rc=$?; }
 
 stock_rc=1 stock_s=0 debug_rc=1 debug_s=0
 if [ "$setup_rc" -eq 0 ]; then
-	# Beside the stock lane: the debug kernel (a no-op when cached) and
-	# the preparation of the debug lane at the lowest priority, then the
-	# debug lane's second boot (1 vCPU, nice 19: scripts/check.sh); their
-	# lines marked.
-	rm -f "$all/debug-prepared"
+	rm -f "$all/debug-prepared" "$all/kdir-done"
 	start_debug=$SECONDS
 	(
 		set -e
 		nice -n 19 scripts/step.sh "debug: kernel, beside the stock lane" make -s debug-kernel
 		scripts/step.sh "debug: harness self-test" make -s harness-selftest
+		while [ ! -e "$all/kdir-done" ]; do sleep 2; done
+		[ "$(cat "$all/kdir-done")" = 0 ]
 		nice -n 19 scripts/check.sh --debug --step prepare
 		touch "$all/debug-prepared"
 		scripts/check.sh --debug --step side
 	) > >(sed -u 's/^/[debug] /') 2>&1 &
 	debug_pid=$!
+	scripts/step.sh "stock kernel's Rust metadata" make -s kdir || setup_rc=$?
+	echo "$setup_rc" >"$all/kdir-done"
+fi
+if [ "$setup_rc" -eq 0 ]; then
 	start=$SECONDS
 	make check
 	stock_rc=$?
