@@ -25,8 +25,9 @@
  *        mean time of one create+destroy pair (bench_ns_per_pair), and when
  *        the loop started and ended (bench_start_ns, bench_end_ns:
  *        CLOCK_MONOTONIC)
- *   -B   with -N: after opening the device, print "ready" and wait for
- *        SIGUSR2 before the loop (a start line for several processes)
+ *   -B   after opening the device, print "ready" and wait for SIGUSR2
+ *        before the loop of -N or the one create (a start line for
+ *        several processes)
  *   -F   with -N: every create is expected to fail; print "failed: N" and
  *        "errno: -E" (exit status 1 if one succeeded or the errno changed)
  *   -S MS  a handled signal (SIGALRM, handler without SA_RESTART) arrives
@@ -444,7 +445,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-L] [-N COUNT [-F] [-B]] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-B] [-L] [-N COUNT [-F]] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -475,6 +476,10 @@ int main(int argc, char **argv)
 	if (signal_ms > 0 && arm_signal(signal_ms)) {
 		fprintf(stderr, "ah_probe: cannot arm a signal: %s\n", strerror(errno));
 		return 2;
+	}
+	if (barrier && wait_start()) {
+		printf("barrier: %d\n", -errno);
+		return 1;
 	}
 	if (announce) {
 		printf("creating\n");

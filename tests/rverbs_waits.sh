@@ -39,22 +39,38 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_probe NAME DGID - a create on rv0 in the background that announces
-# itself, its output in $TMP/NAME.
-start_probe() {
-	local idx=$V4
-	[[ $2 == ::ffff:* ]] || idx=$V6
-	"$PROBE" -d rv0 -s "$idx" -g "$2" -W -P $DUMP >"$TMP/$1" 2>&1 &
-	eval "PID_$1=\$!"
+# start_probes DGID NAME... - creates on rv0 in the background, their
+# outputs in $TMP/NAME, started together: each opens the device and waits
+# (ah_probe -B) until all have, then all are let go at once.  Each says
+# when it begins its create (-W).
+start_probes() {
+	local dgid=$1 idx=$V4 n pid
+	shift
+	[[ $dgid == ::ffff:* ]] || idx=$V6
+	for n in "$@"; do
+		"$PROBE" -d rv0 -s "$idx" -g "$dgid" -B -W -P $DUMP >"$TMP/$n" 2>&1 &
+		eval "PID_$n=\$!"
+	done
+	wait_until 60 all_say ready "$@" || ktap_print_msg "the probes did not start"
+	for n in "$@"; do
+		eval "pid=\$PID_$n"
+		kill -USR2 "$pid"
+	done
+}
+
+# all_say LINE NAME... - each probe NAME has printed LINE.
+all_say() {
+	local l=$1 n
+	shift
+	for n in "$@"; do
+		has_line "$TMP/$n" "$l" || return 1
+	done
 }
 
 # waiting NAME... - the probes NAME... have begun their create: a moment
 # later (nap) they wait for the neighbour.
 waiting() {
-	local n
-	for n in "$@"; do
-		has_line "$TMP/$n" creating || return 1
-	done
+	all_say creating "$@"
 }
 
 # act LINE - an ip command (ip's batch syntax), run at once by an ip that
@@ -112,8 +128,7 @@ settle() {
 late_mac() {
 	local core=$1 fam=$2 addr=$3 dgid=$4
 	settle
-	start_probe a "$dgid"
-	start_probe b "$dgid"
+	start_probes "$dgid" a b
 	if wait_until 60 waiting a b; then
 		nap 0.3
 		act "neigh replace $addr lladdr $LATE_MAC nud permanent dev veth0"
@@ -130,8 +145,7 @@ late_mac() {
 never() {
 	local core=$1
 	settle
-	start_probe a ::ffff:$SILENT4
-	start_probe b ::ffff:$SILENT4
+	start_probes ::ffff:$SILENT4 a b
 	finish a b
 	ksft_check "[$core] two creates waiting on one neighbour that never answers both fail with ETIMEDOUT" \
 		eval 'expect a "create=-110 dmac=-" && expect b "create=-110 dmac=-"'
@@ -144,7 +158,7 @@ new_route() {
 	local core=$1
 	settle
 	ping -c 1 -W 5 $IP4_B >/dev/null || ktap_print_msg "$core: the peer does not answer ping"
-	start_probe a ::ffff:$SILENT4
+	start_probes ::ffff:$SILENT4 a
 	if wait_until 60 waiting a; then
 		nap 0.3
 		act "route add $SILENT4/32 via $IP4_B dev veth0"
@@ -193,7 +207,7 @@ settle
 off_under_wait() {
 	local off=no timeouts
 	timeouts=$(counter error.110)
-	start_probe a ::ffff:$SILENT4
+	start_probes ::ffff:$SILENT4 a
 	if wait_until 60 waiting a; then
 		nap 0.3
 		echo 0 >$LP/enabled && off=yes
