@@ -21,7 +21,8 @@
 # 198.18.0.2) in netns "peer" with rxe1.  Routes: .3 and ::3 with hop limit
 # 9; 203.0.113.0/24 and 2001:db8:2::/64 through the peer as gateway;
 # 198.18.5.0/24 and 2001:db8:4::/64 through a gateway nobody is (.98,
-# ::98); unreachable 198.51.100.0/24 and 2001:db8:1::/64, prohibit
+# ::98); local routes on veth0 to 198.18.8.1 and 2001:db8:6::1, which no
+# device has (addr.c: ENODEV); unreachable 198.51.100.0/24 and 2001:db8:1::/64, prohibit
 # 198.18.6.0/24 and 2001:db8:3::/64, blackhole 198.18.7.0/24 and
 # 2001:db8:5::/64.  Neighbours: .4 and ::4 permanent with MAC
 # 02:00:00:00:00:44, .7 with 02:00:00:00:00:77 (probe()'s marks).  Every
@@ -80,6 +81,7 @@ setup() {
 	ip -6 route add 2001:db8:2::/64 via 2001:db8::2 &&
 	ip route add 198.18.5.0/24 via 192.0.2.98 &&
 	ip -6 route add 2001:db8:4::/64 via 2001:db8::98 &&
+	ip route add local 198.18.8.1 dev veth0 && ip -6 route add local 2001:db8:6::1 dev veth0 &&
 	ip neigh add 192.0.2.4 lladdr $FIXED_MAC dev veth0 nud permanent &&
 	ip -6 neigh add 2001:db8::4 lladdr $FIXED_MAC dev veth0 nud permanent &&
 	ip neigh add $MARK_IP lladdr $MARK_MAC dev veth0 nud permanent || return 1
@@ -217,6 +219,8 @@ scenarios() {
 	ipv4 gateway that never answers|neigh_absent|::ffff:192.0.2.1|::ffff:198.18.5.1||create=-110 dmac=- hop=- vlan=-|error.110
 	ipv6 gateway that never answers|neigh_absent|2001:db8::1|2001:db8:4::1||create=-110 dmac=- hop=- vlan=-|error.110
 	ipv6 destination is a local address|none|2001:db8::1|2001:db8::1||create=0 dmac=- hop=- vlan=-|dmac_local
+	ipv4 local route to an address no device has (ENODEV)|none|::ffff:192.0.2.1|::ffff:198.18.8.1||create=-19 dmac=- hop=- vlan=-|error.19
+	ipv6 local route to an address no device has (ENODEV)|none|2001:db8::1|2001:db8:6::1||create=-19 dmac=- hop=- vlan=-|error.19
 	ipv6 link-local destination|neigh_absent|$OWN_LL|$PEER_LL||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
 	multicast ipv4-mapped GID|none|::ffff:192.0.2.1|::ffff:239.1.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
 	multicast ipv6 GID|none|2001:db8::1|ff0e::1:2:3||create=0 dmac=33:33:00:02:00:03 hop=$USER_HOP vlan=-|dmac_multicast
