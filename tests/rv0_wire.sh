@@ -242,7 +242,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 17 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 21 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -293,6 +293,48 @@ ksft_check "rv0 <- rxe1, IPv6, 1 byte (-c), captured on veth1" \
 capture_stop
 ksft_check "its capture decodes as RoCE v2 UD, rv0 and rxe1 sending the same fields" \
 	decoded v6 $IP6_A $IP6_B
+
+# Over VLAN 100 (veth0.100 here, veth1.100 there, 198.18.0.0/24 and
+# 2001:db8:100::/64): rv0 sends from the source GID's netdev, the VLAN
+# device, as soft-RoCE does, so its packets carry the tag.  soft-RoCE takes
+# a packet only for a GID of the netdev it came in on (rxe_chk_dgid), so an
+# untagged packet for 198.18.0.2 would be dropped there; tcpdump on veth0
+# shows the tag of every packet rv0 sent.
+vlan_up() {
+	ip link add link veth0 name veth0.100 type vlan id 100 &&
+		ip addr add 198.18.0.1/24 dev veth0.100 && ip addr add 2001:db8:100::1/64 dev veth0.100 nodad &&
+		ip link set veth0.100 up &&
+		ip -n "$NS" link add link veth1 name veth1.100 type vlan id 100 &&
+		ip -n "$NS" addr add 198.18.0.2/24 dev veth1.100 &&
+		ip -n "$NS" addr add 2001:db8:100::2/64 dev veth1.100 nodad &&
+		ip -n "$NS" link set veth1.100 up &&
+		gids rv0 198.18.0.1 2001:db8:100::1 && v4=$g4 && gids rxe1 198.18.0.2 2001:db8:100::2 && w4=$g4
+}
+# tagged - the packets rv0 sent over the VLAN, as tcpdump saw them on
+# veth0: every one of them (ITERS or more) with VLAN 100.
+tagged() {
+	local n
+	n=$(grep -c 'vlan 100.*198\.18\.0\.1\.[0-9]* > 198\.18\.0\.2\.4791' /tmp/rv0_wire.vlan)
+	ktap_print_msg "tcpdump on veth0: $n of rv0's packets to rxe1 tagged with VLAN 100"
+	[ "$n" -ge "$ITERS" ] || { head -n 5 /tmp/rv0_wire.vlan | sed 's/^/# tcpdump: /'; return 1; }
+}
+vlan_up
+ksft_check "VLAN 100 on both ends, rv0 and rxe1 with GIDs of its addresses" test $? = 0
+tcpdump -i veth0 -e -n -l --immediate-mode 'vlan 100 and udp dst port 4791' \
+	>/tmp/rv0_wire.vlan 2>/tmp/rv0_wire.vlan.err &
+tcpdump_pid=$!
+wait_until 10 grep -q 'listening on' /tmp/rv0_wire.vlan.err
+ksft_check "rxe1 <- rv0 over VLAN 100, IPv4, 1024 bytes (-c)" \
+	pingpong "$NS" rxe1 "$w4" - rv0 "$v4" 198.18.0.2 1024 -c
+# tcpdump prints a packet when it has it; the last ones may still be on
+# their way to its output.
+nap 1
+kill -INT "$tcpdump_pid"
+wait "$tcpdump_pid"
+ksft_check "... every packet rv0 sent there tagged with VLAN 100 (tcpdump on veth0)" tagged
+ksft_check "rv0 <- rxe1 over VLAN 100, IPv4, 17 bytes, with events (-e)" \
+	pingpong - rv0 "$v4" "$NS" rxe1 "$w4" 198.18.0.1 17 -e
+ip link del veth0.100 && ip -n "$NS" link del veth1.100
 
 # Packets at a live UD QP (ud_sink.py, Q_Key 0x11111111, 16 receives of
 # 1064 bytes), each followed by a marker: rxe1's completions are the

@@ -67,7 +67,10 @@ use crate::rdma::{
 };
 use kernel::{
     prelude::*,
-    sync::rcu, //
+    sync::{
+        aref::ARef,
+        rcu, //
+    },
 };
 
 /// The only port.
@@ -238,6 +241,13 @@ fn send_one(
     if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&dst) {
         return Err(WC_LOC_QP_OP_ERR);
     }
+    // Sent from the netdev of the source GID's entry, a VLAN device for a
+    // GID of a VLAN address, so that the packet carries its tag, as
+    // soft-RoCE sends (`rxe_net.c:rxe_init_packet`, `rxe_find_route4`).
+    let gid_ndev: ARef<NetDevice> = {
+        let guard = rcu::read_lock();
+        ARef::from(sgid.ndev_rcu(&guard).map_err(|_| WC_LOC_QP_OP_ERR)?)
+    };
     let with_imm = opcode == WR_SEND_WITH_IMM;
     let out = Outgoing {
         src,
@@ -258,7 +268,7 @@ fn send_one(
     if av.dmac == ndev.mac() {
         loopback(dev, &out);
     } else {
-        transmit(dev, &ndev, &out)?;
+        transmit(dev, &gid_ndev, &out)?;
     }
     next_psn(qp);
     // CAST: At most the MTU.
@@ -301,8 +311,8 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
 }
 
 /// Sends a packet through the IP layer, along the route from the source
-/// address out of the device's netdev (`rxe_net.c:prepare4`, `prepare6`,
-/// `rxe_send`): no route, no memory, or a packet the IP layer did not
+/// address out of `ndev`, the source GID's netdev (`rxe_net.c:prepare4`,
+/// `prepare6`, `rxe_send`): no route, no memory, or a packet the IP layer did not
 /// take, and the send completes with `IB_WC_LOC_QP_OP_ERR`
 /// (`rxe_req.c:rxe_requester`).
 fn transmit(
