@@ -22,7 +22,9 @@
 # 9; 203.0.113.0/24 and 2001:db8:2::/64 through the peer as gateway;
 # 198.18.5.0/24 and 2001:db8:4::/64 through a gateway nobody is (.98,
 # ::98); local routes on veth0 to 198.18.8.1 and 2001:db8:6::1, which no
-# device has (addr.c: ENODEV); unreachable 198.51.100.0/24 and 2001:db8:1::/64, prohibit
+# device has (addr.c: a local destination for IPv4, whose __ip_dev_find
+# falls back to the local table, ENODEV for IPv6, whose ipv6_chk_addr
+# does not); unreachable 198.51.100.0/24 and 2001:db8:1::/64, prohibit
 # 198.18.6.0/24 and 2001:db8:3::/64, blackhole 198.18.7.0/24 and
 # 2001:db8:5::/64.  Neighbours: .4 and ::4 permanent with MAC
 # 02:00:00:00:00:44, .7 with 02:00:00:00:00:77 (probe()'s marks).  Every
@@ -219,7 +221,7 @@ scenarios() {
 	ipv4 gateway that never answers|neigh_absent|::ffff:192.0.2.1|::ffff:198.18.5.1||create=-110 dmac=- hop=- vlan=-|error.110
 	ipv6 gateway that never answers|neigh_absent|2001:db8::1|2001:db8:4::1||create=-110 dmac=- hop=- vlan=-|error.110
 	ipv6 destination is a local address|none|2001:db8::1|2001:db8::1||create=0 dmac=- hop=- vlan=-|dmac_local
-	ipv4 local route to an address no device has (ENODEV)|none|::ffff:192.0.2.1|::ffff:198.18.8.1||create=-19 dmac=- hop=- vlan=-|error.19
+	ipv4 local route to an address no device has (__ip_dev_find finds the route's device: a local destination)|none|::ffff:192.0.2.1|::ffff:198.18.8.1||create=0 dmac=- hop=- vlan=-|dmac_local
 	ipv6 local route to an address no device has (ENODEV)|none|2001:db8::1|2001:db8:6::1||create=-19 dmac=- hop=- vlan=-|error.19
 	ipv6 link-local destination|neigh_absent|$OWN_LL|$PEER_LL||create=0 dmac=$PEER_MAC hop=64 vlan=-|dmac_neigh_wait
 	multicast ipv4-mapped GID|none|::ffff:192.0.2.1|::ffff:239.1.2.3||create=0 dmac=01:00:5e:01:02:03 hop=$USER_HOP vlan=-|dmac_multicast
