@@ -142,36 +142,38 @@ dead_boot() {
 	echo "the guest died before its command finished (vng exit 255), in rverbs: t_skip.sh" >"$tmp/lane/vm/why"
 	echo "[  99.000000] Oops: int3: 0000 [#1] SMP NOPTI" >"$tmp/lane/vm/log-end.txt"
 }
-lane_dirs
-dead_boot
-lane dead_boot
-rc=$?
-if [ $rc -ne 0 ] && sed -n '/^failed:/,$p' "$tmp/dead_boot.out" | grep -q 'in rverbs: t_skip.sh' &&
-	sed -n '/^failed:/,$p' "$tmp/dead_boot.out" | grep -q 'Oops: int3' &&
-	grep -q 'suite did not finish' "$tmp/dead_boot.out" &&
-	tail -n 1 "$tmp/dead_boot.out" | grep -qx '6 passed, 1 failed, 1 skipped'; then
-	ok "dead boot: the lane fails, its failures name the test the guest was running and its log's end"
-else
-	sed 's/^/# /' "$tmp/dead_boot.out"
-	not_ok "dead boot: the lane fails, its failures name the test the guest was running and its log's end"
-fi
+# lane_case NAME DESC LAST PATTERN... - the lane planted by NAME (a
+# function) fails, its failures show every PATTERN, and its closing line
+# is LAST.
+lane_case() {
+	local name=$1 desc=$2 last=$3 p good=1
+	shift 3
+	lane_dirs
+	"$name"
+	if lane "$name"; then good=0; fi
+	for p in "$@"; do
+		sed -n '/^failed:/,$p' "$tmp/$name.out" | grep -q -- "$p" || good=0
+	done
+	tail -n 1 "$tmp/$name.out" | grep -qx -- "$last" || good=0
+	if [ $good = 1 ]; then
+		ok "$desc"
+	else
+		sed 's/^/# /' "$tmp/$name.out"
+		not_ok "$desc"
+	fi
+}
 log_check_boot() {
 	good >"$tmp/lane/ktap-suite.log"
 	echo 1 >"$tmp/lane/suite.rc"
 	echo "the guest kernel log shows a problem (logcheck.txt)" >"$tmp/lane/vm/why"
 	echo "t_three.sh: WARNING: CPU: 1 PID: 7 at x.c:1 f+0x1/0x2" >"$tmp/lane/vm/logcheck.txt"
 }
-lane_dirs
-log_check_boot
-lane log_check_boot
-rc=$?
-if [ $rc -ne 0 ] && sed -n '/^failed:/,$p' "$tmp/log_check_boot.out" | grep -q 't_three.sh: WARNING' &&
-	tail -n 1 "$tmp/log_check_boot.out" | grep -qx '8 passed, 1 failed, 2 skipped'; then
-	ok "log check: a boot whose cases passed but whose kernel log did not is one failed case, with the report"
-else
-	sed 's/^/# /' "$tmp/log_check_boot.out"
-	not_ok "log check: a boot whose cases passed but whose kernel log did not is one failed case, with the report"
-fi
+lane_case dead_boot \
+	"dead boot: the lane fails, its failures name the test the guest was running and its log's end" \
+	'6 passed, 1 failed, 1 skipped' 'suite did not finish' 'in rverbs: t_skip.sh' 'Oops: int3'
+lane_case log_check_boot \
+	"log check: a boot whose cases passed but whose kernel log did not is one failed case, with the report" \
+	'8 passed, 1 failed, 2 skipped' 't_three.sh: WARNING'
 lane_dirs
 good >"$tmp/lane/ktap-suite.log"
 echo 0 >"$tmp/lane/suite.rc"
