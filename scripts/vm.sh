@@ -259,4 +259,7 @@ if [ $((taint & ~allowed)) -ne 0 ]; then
 	why "the guest kernel is tainted ($taint, not only O/E/K)"
 	exit 1
 fi
+# The guest's command failed: its failed cases say why (the lane's summary
+# lists them); said here too, so that no failed boot goes without a reason.
+[ "$rc" -eq 0 ] || why "its command exited $rc: the failed cases above"
 exit "$rc"
