@@ -291,6 +291,10 @@ inject_report() { # TIME COMM
 		"[    $1.000002] CPU: 0 UID: 0 PID: 2197 Comm: $2 Not tainted 7.2.13-rverbs-debug" \
 		"[    $1.000003] Call Trace:" "[    $1.000004]  <TASK>" "[    $1.000005]  </TASK>"
 }
+inject_line() { # TIME ATTR - a report of verbose 1: two lines, no dump
+	printf '%s\n' "[    $1.000000] FAULT_INJECTION: forcing a failure." \
+		"[    $1.000001] name $2, interval 1, probability 0, space 0, times 1"
+}
 trace_warn() {
 	printf '%s\n' "[    $1.000000] ------------[ cut here ]------------" \
 		"[    $1.000001] WARNING: kernel/trace/trace_events.c:3058 at event_define_fields+0x5f2/0x610, CPU#1: fault_nth/2197" \
@@ -303,6 +307,12 @@ window() { # REPORT...
 	echo '[    9.500000] rverbs-expect: end'
 }
 window eval 'alloc_report 2 fault_nth; inject_report 3 fault_nth' >"$tmp/alloc_ok.log"
+# rverbs_faults.sh's reports (verbose 1): a slab fault, a page allocator's
+# with warn_alloc's report after it, a copy's: four excused; a WARNING
+# right after a one-line report is not part of it.
+window eval 'inject_line 2 failslab; inject_line 3 fail_page_alloc; alloc_report 3 fault_nth;
+	inject_line 4 fail_usercopy' >"$tmp/inject_lines.log"
+window eval 'inject_line 2 failslab; trace_warn 3' >"$tmp/inject_warn.log"
 window alloc_report 2 kworker/0:1 >"$tmp/alloc_other.log"
 window inject_report 2 python3 >"$tmp/inject_other.log"
 window eval 'alloc_report 2 fault_nth; trace_warn 3' >"$tmp/alloc_warn.log"
@@ -315,8 +325,14 @@ else
 	sed 's/^/# /' "$tmp/flags.out"
 	not_ok "alloc-failures window: fault_nth's two reports excused and counted"
 fi
+if flags "$tmp/inject_lines.log" && [ "$("$top/scripts/logcheck.sh" --excused "$tmp/inject_lines.log")" = 4 ]; then
+	ok "alloc-failures window: one-line fault reports (verbose 1) and warn_alloc's excused and counted"
+else
+	sed 's/^/# /' "$tmp/flags.out"
+	not_ok "alloc-failures window: one-line fault reports (verbose 1) and warn_alloc's excused and counted"
+fi
 for c in alloc_other:"page allocation failure" inject_other:"Call Trace" alloc_warn:"WARNING: kernel/trace" \
-	alloc_inner:"WARNING: kernel/trace"; do
+	alloc_inner:"WARNING: kernel/trace" inject_warn:"WARNING: kernel/trace"; do
 	f=${c%%:*} want=${c#*:}
 	if ! flags "$tmp/$f.log" && grep -q "^t_one.sh: .*$want" "$tmp/flags.out"; then
 		ok "alloc-failures window, $f: flagged ($want)"

@@ -23,7 +23,8 @@
 #                   the injecting task, fault_nth (warn_alloc's
 #                   "fault_nth: page allocation failure" / "fault_nth:
 #                   vmalloc error" and its stack dump, or fault injection's
-#                   "FAULT_INJECTION: forcing a failure" whose dump names
+#                   "FAULT_INJECTION: forcing a failure" with its "name ATTR"
+#                   line, either alone (verbose 1) or with a dump that names
 #                   "Comm: fault_nth"), up to the end of that report's trace,
 #                   is expected there and counted. Anything else is not:
 #                   the same report of another task, a WARNING, a second
@@ -72,15 +73,27 @@ awk -v pat="$pattern" -v all=$all -v count=$excused_count -v injector=$injector 
 	!all && /rverbs-expect: begin detector/ { window = "detector"; next }
 	!all && planted && /kmemleak: [0-9]+ new suspected memory leak/ { next }
 	!all && /rverbs-expect: begin alloc-failures/ { window = "alloc"; next }
-	!all && /rverbs-expect: end/ { window = ""; excused = 0; next }
+	!all && /rverbs-expect: end/ { window = ""; excused = 0; finj = 0; next }
 	/rverbs-expect: / { next }
 	window == "detector" { next }
+	# A fault injection report is two lines, "FAULT_INJECTION: forcing a
+	# failure." and "name ATTR, interval ...", then its dump (verbose 2)
+	# or nothing more (verbose 1, rverbs_faults.sh: no task but one with
+	# fail-nth armed, fault_nth, injects, every probability being 0).
+	window == "alloc" && finj == 1 && /\] name [a-z_]+, interval / { finj = 2; next }
+	window == "alloc" && finj {
+		finj = 0
+		if ($0 !~ / Comm: /)
+			excused = 0
+	}
 	# An expected report: warn_alloc names its task first; fault
 	# injection names it in the "Comm:" line of its dump, checked as it comes.
 	window == "alloc" && !excused &&
 	    ($0 ~ ("\\] " injector ": (page allocation failure|vmalloc error)") ||
 	     $0 ~ /FAULT_INJECTION: forcing a failure/) {
-		excused = 1; reports++; held = $0; next
+		excused = 1; reports++; held = $0
+		if ($0 ~ /FAULT_INJECTION/) finj = 1
+		next
 	}
 	window == "alloc" && excused {
 		if ($0 ~ / Comm: / && $0 !~ (" Comm: " injector "( |$)")) {

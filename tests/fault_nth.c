@@ -33,9 +33,11 @@
  * After each injected failure the object must not exist and the next
  * attempt starts from the same state; what succeeded despite a fault is
  * undone (destroyed, deleted, unloaded) before the next n.  Prints one line
- * per fault point ("# n=3: -ENOMEM", or "# n=3: succeeded" when the call
- * absorbed the fault) and last
- *   ENTRY: N fault points, errnos E1,E2,...
+ * per fault point, with the kind of fault the kernel log reported for it
+ * ("# n=3: ENOMEM (failslab)", "# n=4: EFAULT (fail_usercopy)",
+ * "# n=5: succeeded (unreported)" when the call absorbed the fault of an
+ * allocation that asked for no warning) and last
+ *   ENTRY: N fault points, errnos E1(KIND1),E2(KIND2),...
  * or, with -a/-e, "ENTRY: N fault points (of about M), errnos ...".
  * Exit status 0 when the call finally succeeded without a fault, 1 when an
  * injected failure was not clean (a success reported as failure or the
@@ -102,6 +104,67 @@ static int fail_injected(void)
 		}
 	}
 	return injected;
+}
+
+/*
+ * The kind of each injected fault, from the kernel log: with the fault
+ * attributes' "verbose" at 1, each injected failure is reported as
+ * "FAULT_INJECTION: forcing a failure.\nname ATTR, ..." (lib/fault-inject.c),
+ * ATTR failslab, fail_page_alloc or fail_usercopy, unless the allocation
+ * asked for no warning (__GFP_NOWARN: no report).  Read from /dev/kmsg,
+ * from where it ended when fault_nth started.
+ */
+static int kmsg_fd = -1;
+
+static void kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd < 0 || lseek(kmsg_fd, 0, SEEK_END) < 0) {
+		perror("/dev/kmsg");
+		exit(2);
+	}
+}
+
+/*
+ * The fault reports logged since the last call: their number, and in KIND
+ * the attribute of the last one ("unreported" when there was none).
+ */
+static int kmsg_faults(char *kind, size_t size)
+{
+	char rec[4096];
+	int reports = 0;
+
+	snprintf(kind, size, "unreported");
+	for (;;) {
+		ssize_t len = read(kmsg_fd, rec, sizeof(rec) - 1);
+		char *p;
+
+		if (len < 0 && errno == EAGAIN)
+			break;
+		if (len < 0 && errno == EPIPE)
+			continue; /* records overwritten before we read them */
+		if (len <= 0) {
+			perror("/dev/kmsg");
+			exit(2);
+		}
+		rec[len] = '\0';
+		/* The record's text follows the first ';' of its header. */
+		p = strchr(rec, ';');
+		p = p ? p + 1 : rec;
+		if (!strncmp(p, "FAULT_INJECTION: forcing a failure.", 35)) {
+			reports++;
+			snprintf(kind, size, "nameless");
+			p = strstr(p, "name ");
+		} else if (strcmp(kind, "nameless") || strncmp(p, "name ", 5)) {
+			continue; /* not a report, nor the name of one */
+		}
+		/* The name: in the report's record ("\x0a" for its newline) or the next. */
+		if (p) {
+			p += strlen("name ");
+			snprintf(kind, size, "%.*s", (int)strcspn(p, ", \\\n"), p);
+		}
+	}
+	return reports;
 }
 
 /* ------------------------------------------------------------------ */
@@ -369,6 +432,7 @@ int main(int argc, char **argv)
 		perror("/proc/thread-self/fail-nth");
 		return 2;
 	}
+	kmsg_open();
 	uv.dev = argv[2];
 	if (!strcmp(entry, "ah") || !strcmp(entry, "destroy_ah")) {
 		struct in6_addr a;
@@ -414,7 +478,8 @@ int main(int argc, char **argv)
 	 */
 	for (n = last ? DRY_RUN : 1; n <= MAX_POINTS || n == DRY_RUN;
 	     n = next_point(n, all, every, total, last)) {
-		int ret = 0, injected = 0, undo = 0;
+		int ret = 0, injected = 0, undo = 0, reports;
+		char kind[32];
 		__u32 handle = 0;
 
 		if (!strcmp(entry, "ucontext")) {
@@ -566,6 +631,7 @@ int main(int argc, char **argv)
 			}
 		}
 
+		reports = kmsg_faults(kind, sizeof(kind));
 		if (undo) {
 			printf("# n=%u: undoing it failed: %s\n", n, errname(undo));
 			bad = 1;
@@ -590,13 +656,17 @@ int main(int argc, char **argv)
 			break;
 		}
 		points++;
+		if (reports > 1) {
+			printf("# n=%u: %d faults reported for one armed\n", n, reports);
+			bad = 1;
+		}
 		if (ret) {
-			printf("# n=%u: %s\n", n, errname(ret));
-			if (strlen(errnos) < sizeof(errnos) - 16)
+			printf("# n=%u: %s (%s)\n", n, errname(ret), kind);
+			if (strlen(errnos) < sizeof(errnos) - 48)
 				snprintf(errnos + strlen(errnos), sizeof(errnos) - strlen(errnos),
-					 "%s%s", *errnos ? "," : "", errname(ret));
+					 "%s%s(%s)", *errnos ? "," : "", errname(ret), kind);
 		} else {
-			printf("# n=%u: succeeded\n", n);
+			printf("# n=%u: succeeded (%s)\n", n, kind);
 		}
 		fflush(stdout);
 	}

@@ -38,11 +38,13 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 fi
 ktap_set_plan 27
 
-# GFP_KERNEL allocations too (failslab ignores them by default), and no
-# stack dump per injected fault.
+# GFP_KERNEL allocations too (failslab ignores them by default), and each
+# injected fault reported in one line, without a stack dump (verbose 1):
+# fault_nth reads the kind of each point from it.
 echo N >$DBG/failslab/ignore-gfp-wait
-echo 0 >$DBG/failslab/verbose
-echo 0 >$DBG/fail_page_alloc/verbose
+for attr in failslab fail_page_alloc fail_usercopy; do
+	echo 1 >$DBG/$attr/verbose || ktap_exit_fail_msg "cannot set $attr's verbose"
+done
 
 # rv0 before rxe0 on veth0 (rverbs refuses a netdev that soft-RoCE has);
 # veth2 for the link added under faults.
@@ -91,28 +93,40 @@ state() {
 
 declare -A ERRNOS
 
-# The errnos an injected failure may end in, as the C code gives them:
-# ENOMEM for a failed allocation, EFAULT for a failed copy from or to the
-# user (fail_usercopy); "rdma link add" also ENOBUFS, netlink's answer when
-# the request's buffer cannot be allocated (netlink_sendmsg).
-ALLOWED="ENOMEM EFAULT"
+# The errno an injected failure must end in, by the kind of the fault
+# (fault_nth reads it from the kernel log's report of the fault), as the C
+# code gives it: ENOMEM for a failed allocation (failslab, fail_page_alloc,
+# or "unreported": an allocation that asked for no warning, __GFP_NOWARN),
+# EFAULT for a failed copy from or to the user (fail_usercopy).  EXTRA: an
+# errno allowed besides, for any kind; "rdma link add" has ENOBUFS, netlink's
+# answer when the request's buffer cannot be allocated (netlink_sendmsg).
+EXTRA=
+expected_errno() {
+	case $1 in
+	failslab | fail_page_alloc | unreported) echo ENOMEM ;;
+	fail_usercopy) echo EFAULT ;;
+	*) echo "(a fault of kind $1)" ;;
+	esac
+}
 
 # odd_points LINE... - the fault points of fault_nth's output that make a
-# case fail: each "# n=K: ..." line but those that end in success or in an
-# errno of ALLOWED (an injected failure must end in the errno C gives for
-# it), and those that say more ("undoing it failed", "no fault injected,
-# yet ...").  A netlink answer lost to an injected failure (netlink_ack()
-# could not allocate it: the request's outcome is unknown to the caller,
-# either is right, fault_nth.c) is ENOBUFS.
+# case fail: each "# n=K: ..." line but those that end in success or in the
+# errno of their fault's kind (or EXTRA), and those that say more ("undoing
+# it failed", "no fault injected, yet ...", two faults reported for one).
+# A netlink answer lost to an injected failure (netlink_ack() could not
+# allocate it: the request's outcome is unknown to the caller, either is
+# right, fault_nth.c) is ENOBUFS.
 odd_points() {
 	local l m
 	for l in "$@"; do
 		[[ $l == "# n="* ]] || continue
 		m=$l
 		[[ $l =~ ^#\ n=[0-9]+:\ the\ answer\ was\ lost\ \(ENOBUFS\),\ [^\ ]+\ (exists|does\ not\ exist)$ ]] &&
-			m="# n=0: ENOBUFS"
-		if [[ $m =~ ^#\ n=[0-9]+:\ ([A-Za-z0-9]+)$ ]]; then
-			[ "${BASH_REMATCH[1]}" = succeeded ] || [[ " $ALLOWED " == *" ${BASH_REMATCH[1]} "* ]] ||
+			m="# n=0: ENOBUFS (failslab)"
+		if [[ $m =~ ^#\ n=[0-9]+:\ ([A-Za-z0-9]+)\ \(([a-z_]+)\)$ ]]; then
+			[ "${BASH_REMATCH[1]}" = succeeded ] ||
+				[ "${BASH_REMATCH[1]}" = "$(expected_errno "${BASH_REMATCH[2]}")" ] ||
+				[[ " $EXTRA " == *" ${BASH_REMATCH[1]} "* ]] ||
 				echo "$l"
 		else
 			echo "$l"
@@ -171,7 +185,7 @@ run() {
 		rc=1
 	fi
 	if [ ${#odd[@]} -gt 0 ]; then
-		ktap_print_msg "$desc: ${#odd[@]} fault point(s) ended otherwise than in ${ALLOWED// /, } or success"
+		ktap_print_msg "$desc: ${#odd[@]} fault point(s) ended otherwise than in their kind's errno${EXTRA:+ (or $EXTRA)} or success"
 		rc=1
 	fi
 	if [ "$rc" = 0 ] && [ "${points:-0}" -gt 0 ]; then
@@ -190,17 +204,23 @@ same_errnos() {
 	ksft_check "$1 and $2 fail with the same errnos" [ "${ERRNOS[$1]}" = "${ERRNOS[$2]}" ]
 }
 
-# The errno check itself: a point that ended in EINVAL, or whose undo
-# failed, is flagged; ENOMEM, EFAULT and success are not; a lost netlink
-# answer only where ENOBUFS is allowed.
-planted=$(odd_points "# n=1: ENOMEM" "# n=2: EINVAL" "# n=3: EFAULT" "# n=4: undoing it failed: EIO" \
-	"# n=5: succeeded" "# about 5 fault points; all of the first 4 and the last 1" \
-	"# n=6: the answer was lost (ENOBUFS), rvf exists")
-planted_nl=$(ALLOWED="ENOMEM EFAULT ENOBUFS" odd_points "# n=1: the answer was lost (ENOBUFS), rvf exists" \
-	"# n=2: the answer was lost (ENOBUFS), rvf does not exist" "# n=3: ENOBUFS" "# n=4: EINVAL")
-ksft_check "the errno check flags a fault point ending in EINVAL, a failed undo or a lost answer where ENOBUFS is not allowed, and only those" \
-	test "$planted" = $'# n=2: EINVAL\n# n=4: undoing it failed: EIO\n# n=6: the answer was lost (ENOBUFS), rvf exists' \
-	-a "$planted_nl" = '# n=4: EINVAL'
+# The errno check itself: a failed allocation that ended in EFAULT or
+# EINVAL, a failed copy in ENOMEM, a fault of no known kind, two faults for
+# one, an undo that failed are flagged; ENOMEM of an allocation (reported
+# or not), EFAULT of a copy and success are not; a lost netlink answer only
+# where ENOBUFS is allowed.
+planted=$(odd_points "# n=1: ENOMEM (failslab)" "# n=2: EFAULT (failslab)" "# n=3: EFAULT (fail_usercopy)" \
+	"# n=4: undoing it failed: EIO" "# n=5: succeeded (fail_page_alloc)" \
+	"# about 5 fault points; all of the first 4 and the last 1" \
+	"# n=6: the answer was lost (ENOBUFS), rvf exists" "# n=7: ENOMEM (fail_usercopy)" \
+	"# n=8: ENOMEM (unreported)" "# n=9: ENOMEM (nameless)" "# n=10: EINVAL (fail_page_alloc)" \
+	"# n=11: 2 faults reported for one armed" "# n=12: ENOMEM (fail_page_alloc)")
+planted_nl=$(EXTRA=ENOBUFS odd_points "# n=1: the answer was lost (ENOBUFS), rvf exists" \
+	"# n=2: the answer was lost (ENOBUFS), rvf does not exist" "# n=3: ENOBUFS (failslab)" \
+	"# n=4: EINVAL (failslab)")
+ksft_check "the errno check flags a fault point ending otherwise than in its kind's errno, a failed undo or a lost answer where ENOBUFS is not allowed, and only those" \
+	test "$planted" = $'# n=2: EFAULT (failslab)\n# n=4: undoing it failed: EIO\n# n=6: the answer was lost (ENOBUFS), rvf exists\n# n=7: ENOMEM (fail_usercopy)\n# n=9: ENOMEM (nameless)\n# n=10: EINVAL (fail_page_alloc)\n# n=11: 2 faults reported for one armed' \
+	-a "$planted_nl" = '# n=4: EINVAL (failslab)'
 
 for dev in rxe0 rv0; do
 	sgid=$(gid_index $dev ::ffff:$IP4_A) || ktap_exit_fail_msg "no IPv4 RoCE v2 GID on $dev"
@@ -250,7 +270,7 @@ run "rv0 reg_mr" mr rv0
 # every 192nd between; unless RVERBS_FAULTS=all.
 sparse=(-a 8 -e 512 -l 16)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
-ALLOWED="ENOMEM EFAULT ENOBUFS" run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
+EXTRA=ENOBUFS run "rdma link add rvf type rverbs" "${sparse[@]}" link rvf rverbs veth2
 sparse=(-a 4 -e 192 -l 24)
 [ "${RVERBS_FAULTS:-}" = all ] && sparse=()
 
@@ -302,4 +322,7 @@ done
 [ -d $DBG/rverbs ] && ktap_print_msg "rverbs' debugfs directory is left"
 
 echo Y >$DBG/failslab/ignore-gfp-wait
+for attr in failslab fail_page_alloc fail_usercopy; do
+	echo 0 >$DBG/$attr/verbose
+done
 ktap_finished
