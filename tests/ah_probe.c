@@ -34,6 +34,13 @@
  *        MS milliseconds into ibv_create_ah; prints how many arrived
  *   -W   print "creating" (flushed) right before ibv_create_ah, so that a
  *        test can act while the create waits for a neighbour
+ *   -D DGID2  others during the wait: before the create, an AH to DGID2
+ *        (a resolved destination) is made ("side: 0"); while the create
+ *        runs, a thread waits for SIGUSR1, then destroys that AH, creates
+ *        and destroys another to DGID2 and tries to deallocate the PD,
+ *        which the waiting create uses (EBUSY), and prints
+ *        "during: destroy=E create=E dealloc_pd=E"; after the create and
+ *        its destroy, "dealloc_pd: E"
  *   -L   load: create AHs and destroy them, up to 8 live at a time (the
  *        oldest goes when a new one is made), until SIGUSR1; then destroy
  *        the rest and print "pairs: N" and "errors: N" (the first error as
@@ -52,6 +59,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,6 +324,72 @@ static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_at
 	return errors ? 1 : 0;
 }
 
+/* -D: what a second thread does while the create waits. */
+struct during {
+	struct ibv_pd *pd;
+	struct ibv_ah_attr attr;	/* to DGID2 */
+	struct ibv_ah *side;
+	pthread_t thread;
+	int dealloc;		/* the thread's ibv_dealloc_pd: 0 if it went */
+};
+
+static int err_of(int ret)
+{
+	return ret > 0 ? -ret : ret;
+}
+
+static void *during_wait(void *arg)
+{
+	struct during *d = arg;
+	int destroy, create = 0, dealloc, sig;
+	struct ibv_ah *ah;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (sigwait(&set, &sig))
+		return NULL;
+	destroy = err_of(ibv_destroy_ah(d->side));
+	ah = ibv_create_ah(d->pd, &d->attr);
+	if (!ah)
+		create = -errno;
+	else
+		create = err_of(ibv_destroy_ah(ah));
+	dealloc = err_of(ibv_dealloc_pd(d->pd));
+	d->dealloc = dealloc;
+	printf("during: destroy=%d create=%d dealloc_pd=%d\n", destroy, create, dealloc);
+	fflush(stdout);
+	return NULL;
+}
+
+/*
+ * -D: the side AH, and the thread; SIGUSR1 (for the thread) and SIGUSR2
+ * (-B, for the main thread) blocked in both, each taken by sigwait.
+ */
+static int during_start(struct during *d, struct ibv_pd *pd, const struct ibv_ah_attr *attr,
+			const char *dgid2)
+{
+	struct in6_addr gid;
+	sigset_t set;
+
+	if (inet_pton(AF_INET6, dgid2, &gid) != 1)
+		return -EINVAL;
+	d->pd = pd;
+	d->dealloc = 1;
+	d->attr = *attr;
+	memcpy(d->attr.grh.dgid.raw, &gid, 16);
+	d->side = ibv_create_ah(pd, &d->attr);
+	printf("side: %d\n", d->side ? 0 : -errno);
+	if (!d->side)
+		return -1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return -pthread_create(&d->thread, NULL, during_wait, d);
+}
+
 static int open_xrcd(const char *dev, int hold)
 {
 	char line[16];
@@ -367,7 +441,8 @@ static void print_dump(const char *path)
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr attr = { .port_num = 1, .is_global = 1 };
-	const char *dev = NULL, *dgid = NULL, *dump = NULL;
+	const char *dev = NULL, *dgid = NULL, *dump = NULL, *dgid2 = NULL;
+	struct during during;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0, load = 0;
 	int failing = 0, barrier = 0, announce = 0;
 	long bench = 0, signal_ms = 0;
@@ -378,7 +453,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFBW")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFBWD:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -437,6 +512,9 @@ int main(int argc, char **argv)
 		case 'W':
 			announce = 1;
 			break;
+		case 'D':
+			dgid2 = optarg;
+			break;
 		default:
 			return 2;
 		}
@@ -445,7 +523,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-B] [-L] [-N COUNT [-F]] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-B] [-D DGID2] [-L] [-N COUNT [-F]] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -477,6 +555,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ah_probe: cannot arm a signal: %s\n", strerror(errno));
 		return 2;
 	}
+	if (dgid2 && during_start(&during, pd, &attr, dgid2)) {
+		fprintf(stderr, "ah_probe: -D %s: cannot start\n", dgid2);
+		return 2;
+	}
 	if (barrier && wait_start()) {
 		printf("barrier: %d\n", -errno);
 		return 1;
@@ -505,7 +587,15 @@ int main(int argc, char **argv)
 		}
 		printf("destroy: %d\n", ibv_destroy_ah(ah) ? -errno : 0);
 	}
-	ibv_dealloc_pd(pd);
+	if (dgid2) {
+		/* The thread's work was done during the create, or is now. */
+		pthread_kill(during.thread, SIGUSR1);
+		pthread_join(during.thread, NULL);
+		if (during.dealloc)
+			printf("dealloc_pd: %d\n", err_of(ibv_dealloc_pd(pd)));
+	} else {
+		ibv_dealloc_pd(pd);
+	}
 	ibv_close_device(ctx);
 	return 0;
 }

@@ -14,6 +14,11 @@
 #   * a route appears that takes the destination through a gateway whose
 #     neighbour is valid: the create succeeds with the gateway's MAC (ib_core
 #     resolves once more at its timeout; the Rust core retries every 100 ms);
+#   * another thread of the creating process destroys an AH of the same PD,
+#     makes and destroys one more, and tries to deallocate the PD: the AHs
+#     come and go at once, the PD stays (EBUSY: the waiting create holds
+#     it); then the create gets its MAC.  A core that held a lock of its own
+#     across the wait would keep that thread until the create's timeout;
 #   * the takeover is switched off while the Rust core waits: the livepatch's
 #     transition waits for the create, which ends as it would have
 #     (ETIMEDOUT), and rverbs_takeover unloads after it.
@@ -42,13 +47,14 @@ trap cleanup EXIT
 # start_probes DGID NAME... - creates on rv0 in the background, their
 # outputs in $TMP/NAME, started together: each opens the device and waits
 # (ah_probe -B) until all have, then all are let go at once.  Each says
-# when it begins its create (-W).
+# when it begins its create (-W).  PROBE_ARGS: more of ah_probe's options.
+PROBE_ARGS=()
 start_probes() {
 	local dgid=$1 idx=$V4 n pid
 	shift
 	[[ $dgid == ::ffff:* ]] || idx=$V6
 	for n in "$@"; do
-		"$PROBE" -d rv0 -s "$idx" -g "$dgid" -B -W -P $DUMP >"$TMP/$n" 2>&1 &
+		"$PROBE" -d rv0 -s "$idx" -g "$dgid" -B -W -P $DUMP "${PROBE_ARGS[@]}" >"$TMP/$n" 2>&1 &
 		eval "PID_$n=\$!"
 	done
 	wait_until 60 all_say ready "$@" || ktap_print_msg "the probes did not start"
@@ -171,12 +177,53 @@ new_route() {
 	settle
 }
 
+# others CORE - while a create waits for the silent .99, another thread of
+# its process (ah_probe -D) destroys an AH of the same PD to the peer,
+# makes and destroys one more, and tries to deallocate the PD; then .99
+# gets LATE_MAC.
+others() {
+	local core=$1
+	local -a PROBE_ARGS=(-D "::ffff:$IP4_B")
+	settle
+	ping -c 1 -W 5 $IP4_B >/dev/null || ktap_print_msg "$core: the peer does not answer ping"
+	start_probes ::ffff:$SILENT4 a
+	if wait_until 60 waiting a; then
+		nap 0.3
+		# shellcheck disable=SC2154 # PID_a: set by start_probes (eval)
+		kill -USR1 "$PID_a"
+		wait_until 30 grep -q '^during: ' "$TMP/a" ||
+			ktap_print_msg "$core: the other thread's work did not end during the wait"
+		act "neigh replace $SILENT4 lladdr $LATE_MAC nud permanent dev veth0"
+	else
+		ktap_print_msg "$core: the create was not seen waiting"
+	fi
+	finish a
+	ksft_check "[$core] while a create waits: another AH of its PD destroyed, one more made and destroyed, the PD kept (EBUSY); the create then gets the MAC" \
+		eval 'during_first a && expect a "create=0 dmac=$LATE_MAC" && has_line "$TMP/a" "dealloc_pd: 0"'
+	settle
+}
+
+# during_first NAME - the probe's other thread did its work, as expected,
+# before the create ended.
+during_first() {
+	local l want="during: destroy=0 create=0 dealloc_pd=-16"
+	while IFS= read -r l; do
+		case $l in
+		"$want") return 0 ;;
+		"create: "* | "during: "*) break ;;
+		esac
+	done <"$TMP/$1"
+	ktap_print_msg "$1: not \"$want\" before the create's end"
+	return 1
+}
+
 # all_cases CORE
 all_cases() {
 	late_mac "$1" ipv4 $SILENT4 ::ffff:$SILENT4
 	late_mac "$1" ipv6 $SILENT6 $SILENT6
 	never "$1"
 	new_route "$1"
+	others "$1"
 }
 
 ktap_print_header
@@ -189,15 +236,15 @@ read -r PEER_MAC <<<"$(ip netns exec $NS cat /sys/class/net/veth1/address)"
 # shown.  teardown ends it with the other background jobs.
 exec 3>&1
 coproc IPB { ip -force -batch - 2>&1 >/dev/null | prefixed "# ip: " >&3; }
-ktap_set_plan 11
+ktap_set_plan 13
 
 all_cases C
 
 takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
 created=$(counter ah_created) waited=$(counter dmac_neigh_wait) timeouts=$(counter error.110)
 all_cases Rust
-ksft_check "[Rust] the Rust core made those AHs (5 created, 5 after a wait) and gave the 2 ETIMEDOUTs" \
-	test $(($(counter ah_created) - created)) = 5 -a $(($(counter dmac_neigh_wait) - waited)) = 5 \
+ksft_check "[Rust] the Rust core made those AHs (8 created, 6 after a wait) and gave the 2 ETIMEDOUTs" \
+	test $(($(counter ah_created) - created)) = 8 -a $(($(counter dmac_neigh_wait) - waited)) = 6 \
 	-a $(($(counter error.110) - timeouts)) = 2
 
 # The takeover switched off under a waiting create of the Rust core.
