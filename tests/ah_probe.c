@@ -44,7 +44,14 @@
  *   -L   load: create AHs and destroy them, up to 8 live at a time (the
  *        oldest goes when a new one is made), until SIGUSR1; then destroy
  *        the rest and print "pairs: N" and "errors: N" (the first error as
- *        "error: create|destroy -<errno>"); exit status 1 on any error
+ *        "error: create|destroy -<errno>") and "crossings: ...": how many
+ *        AHs were made and destroyed under the same core, made under C and
+ *        destroyed under Rust or the other way round, under a switch
+ *        (unknown), and how many creates a switch began or ended in
+ *        (load_cores.h); exit status 1 on any error
+ *   -C FILE  with -L: the number of pairs so far, in FILE, as it grows
+ *   -E ERRNO  with -L: every create must fail with ERRNO (a number), and
+ *        those failures are the pairs
  *
  * Output, one "key: value" per line:
  *   create: 0 | -<errno>       result of ibv_create_ah
@@ -69,6 +76,8 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "load_cores.h"
 
 #define PROBE_QKEY 0x11111111
 #define PROBE_REMOTE_QPN 0xabcde
@@ -286,26 +295,70 @@ static void on_stop(int sig)
 
 #define LOAD_LIVE 8
 
-static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_attr *attr)
+/*
+ * -L: create AHs and destroy them, up to LOAD_LIVE live (the oldest goes
+ * when a new one is made), until SIGUSR1, each create and destroy with the
+ * core that served it (load_cores.h).  With EXPECT (-E), every create must
+ * fail with -EXPECT instead (a destination that never answers): "pairs"
+ * counts those.
+ */
+static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_attr *attr,
+		    const char *count_file, int expect)
 {
 	struct ibv_ah *live[LOAD_LIVE] = {};
+	char made[LOAD_LIVE] = {};
 	long pairs = 0, errors = 0;
 	unsigned int i, next = 0;
+	struct load_cores x;
+	char before, after;
+	long t0, t1;
+	int err;
 
+	if (load_cores_open(&x, count_file)) {
+		printf("error: %s: %d\n", count_file, -errno);
+		return 1;
+	}
 	printf("started\n");
 	fflush(stdout);
 	while (!__atomic_load_n(&stop_load, __ATOMIC_RELAXED)) {
 		if (live[next]) {
+			before = load_core_now();
 			if (ibv_destroy_ah(live[next])) {
 				if (!errors++)
 					printf("error: destroy %d\n", -errno);
 			} else {
 				pairs++;
+				after = load_core_now();
+				load_cores_count(&x, made[next], load_core_of(before, after));
 			}
+			live[next] = NULL;
 		}
+		before = load_core_now();
+		t0 = now_ms();
 		live[next] = ibv_create_ah(pd, attr);
-		if (!live[next] && !errors++)
+		/* Kept: reading the core sets errno (no livepatch: ENOENT). */
+		err = errno;
+		t1 = now_ms();
+		after = load_core_now();
+		errno = err;
+		made[next] = load_core_of(before, after);
+		x.spanned += before != after;
+		if (expect) {
+			/* Each of the first errors, with its cores before and after. */
+			if (live[next]) {
+				if (errors++ < 8)
+					printf("error: create succeeded (%c %c)\n", before, after);
+			} else if (errno != expect) {
+				if (errors++ < 8)
+					printf("error: create %d (%c %c, %ld ms)\n", -errno,
+					       before, after, t1 - t0);
+			} else {
+				pairs++;
+			}
+		} else if (!live[next] && !errors++) {
 			printf("error: create %d\n", -errno);
+		}
+		load_cores_progress(&x, pairs);
 		next = (next + 1) % LOAD_LIVE;
 	}
 	for (i = 0; i < LOAD_LIVE; i++) {
@@ -319,6 +372,7 @@ static int run_load(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_ah_at
 		}
 	}
 	printf("pairs: %ld\nerrors: %ld\n", pairs, errors);
+	load_cores_print(&x);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	return errors ? 1 : 0;
@@ -444,7 +498,8 @@ int main(int argc, char **argv)
 	const char *dev = NULL, *dgid = NULL, *dump = NULL, *dgid2 = NULL;
 	struct during during;
 	int opt, send = 0, hold = 0, xrcd = 0, hop_limit = 64, sgid_index = 0, load = 0;
-	int failing = 0, barrier = 0, announce = 0;
+	int failing = 0, barrier = 0, announce = 0, expect = 0;
+	const char *count_file = NULL;
 	long bench = 0, signal_ms = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -453,7 +508,7 @@ int main(int argc, char **argv)
 	char line[16];
 	long start;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFBWD:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:nl:f:T:V:xHXN:P:S:LFBWD:C:E:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -515,6 +570,12 @@ int main(int argc, char **argv)
 		case 'D':
 			dgid2 = optarg;
 			break;
+		case 'C':
+			count_file = optarg;
+			break;
+		case 'E':
+			expect = atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
@@ -523,7 +584,7 @@ int main(int argc, char **argv)
 		return open_xrcd(dev, hold);
 	if (!dev || !dgid || inet_pton(AF_INET6, dgid, &gid) != 1) {
 		fprintf(stderr,
-			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-B] [-D DGID2] [-L] [-N COUNT [-F]] | -d DEV -X\n");
+			"usage: ah_probe -d DEV -s SGID -g DGID [-p PORT] [-n] [-l HOP] [-f FL] [-T TC] [-V SL] [-x] [-H] [-P FILE] [-S MS] [-W] [-B] [-D DGID2] [-L [-C FILE] [-E ERRNO]] [-N COUNT [-F]] | -d DEV -X\n");
 		return 2;
 	}
 	ctx = open_device(dev);
@@ -548,7 +609,7 @@ int main(int argc, char **argv)
 		struct sigaction sa = { .sa_handler = on_stop };
 
 		sigaction(SIGUSR1, &sa, NULL);
-		return run_load(ctx, pd, &attr);
+		return run_load(ctx, pd, &attr, count_file, expect);
 	}
 
 	if (signal_ms > 0 && arm_signal(signal_ms)) {

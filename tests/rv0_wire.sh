@@ -242,7 +242,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 21 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 23 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -348,6 +348,25 @@ ksft_check "... every packet rv0 sent there tagged with VLAN 100 (tcpdump on vet
 ksft_check "rv0 <- rxe1 over VLAN 100, IPv4, 17 bytes, with events (-e)" \
 	pingpong - rv0 "$v4" "$NS" rxe1 "$w4" 198.18.0.1 17 -e
 ip link del veth0.100 && ip -n "$NS" link del veth1.100
+
+# The port's MTU over a netdev MTU: the largest IBTA MTU that leaves
+# soft-RoCE's 80 bytes for the headers (RXE_MAX_HDR_LENGTH; rv0 kept
+# iboe_get_mtu's 96 until 2026-12-04, and reported 1024 where soft-RoCE
+# reported 2048, for netdev MTUs 2128 to 2143).  Not below 1280, which
+# would take IPv6 and its addresses off the veths.
+# port_mtus MTU - "rv0 M1 rxe1 M2" over veth0 and veth1 of MTU MTU.
+port_mtus() {
+	ip link set veth0 mtu "$1" && ip -n "$NS" link set veth1 mtu "$1" || return 1
+	echo "rv0 $(ibv_devinfo -d rv0 | awk '/active_mtu/ { print $2 }')" \
+		"rxe1 $(ip netns exec "$NS" ibv_devinfo -d rxe1 | awk '/active_mtu/ { print $2 }')"
+}
+mtus=$(port_mtus 2127)/$(port_mtus 2128)
+ktap_print_msg "port MTUs over netdev MTUs 2127/2128: $mtus"
+ksft_check "netdev MTU 2127: port MTU 1024, 2128: 2048, on rv0 as on rxe1" \
+	test "$mtus" = "rv0 1024 rxe1 1024/rv0 2048 rxe1 2048"
+ksft_check "rxe1 <- rv0 over a netdev MTU of 2128, IPv4, 2048 bytes (-c)" \
+	pingpong "$NS" rxe1 "$b4" - rv0 "$a4" $IP4_B 2048 -c
+ip link set veth0 mtu 1500 && ip -n "$NS" link set veth1 mtu 1500
 
 # Packets at a live UD QP (ud_sink.py, Q_Key 0x11111111, 16 receives of
 # 1064 bytes), each followed by a marker: rxe1's completions are the

@@ -18,6 +18,9 @@
 # The device's GID table must not change during its runs: the fuzzer
 # chooses source GIDs by it, and its GID queries (IOCTL_QUERY_GID_ENTRY)
 # are answered from it.
+# A few of each run's CREATE_AHs go to a destination that never answers
+# (uverbs_fuzz -w), and wait for its neighbour (ETIMEDOUT after 1000 ms
+# with the IPv4 source GID); each run must have sent some.
 # Both cores could be wrong alike: each run also checks a sample of its
 # CREATE_AHs against the C contract itself (uverbs_fuzz.c:ah_oracle, an
 # oracle of neither core), which must have judged some; a last case runs
@@ -30,7 +33,7 @@
 #   make vm CMD='SEED=7 RVERBS_TEST_BIN=$PWD/build/check/tests tests/rverbs_fuzz.sh'
 # and, with this test's set-up in place, one run that also shows what each
 # command sent:
-#   uverbs_fuzz -v -n COUNT -s SEED DEV SGID_INDEX GID...
+#   uverbs_fuzz -v -n COUNT -s SEED -w ::ffff:192.0.2.99 DEV SGID_INDEX GID...
 . "$(dirname "$0")/lib.sh"
 
 FUZZ=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/uverbs_fuzz
@@ -104,6 +107,9 @@ for dev in "${DEVS[@]}"; do
 		ktap_exit_fail_msg "no IPv4 RoCE v2 GID on $dev"
 done
 GIDS=("::ffff:$IP4_B" "::ffff:$IP4_A" "$IP6_B" ::ffff:239.1.1.1 ff0e::1:2:3)
+# And one that waits: an on-link address nobody has (uverbs_fuzz -w: a
+# few CREATE_AHs a run go there, ib_core's 1000 ms, then ETIMEDOUT).
+SILENT=::ffff:192.0.2.99
 
 # What a run must leave as it found it.
 state() {
@@ -127,11 +133,11 @@ problem() {
 # $OUT/DEV.SEED.CORE, anything wrong in PROBLEMS[DEV/SEED].
 fuzz() {
 	local dev=$1 core=$2 seed=$3 f=$OUT/$1.$3.$2 before after c0 c1 rc
-	local ahs xrcds ah_ok x_ok
+	local ahs xrcds ah_ok x_ok checked silent
 
 	before=$(state)
 	c0=$(counters_all)
-	timeout -k 10 $RUN_TIMEOUT "$FUZZ" -n "$COUNT" -s "$seed" "$dev" "${SGIDS[$dev]}" \
+	timeout -k 10 $RUN_TIMEOUT "$FUZZ" -n "$COUNT" -s "$seed" -w $SILENT "$dev" "${SGIDS[$dev]}" \
 		"${GIDS[@]}" >"$f" 2>"$f.err"
 	rc=$?
 	c1=$(counters_all)
@@ -142,13 +148,18 @@ fuzz() {
 	ah_ok=$(oks "$f" CREATE_AH)
 	x_ok=$(oks "$f" OPEN_XRCD)
 	checked=$(sed -n 's/^# CREATE_AH checked against the contract: //p' "$f")
+	silent=$(sed -n 's/^# CREATE_AH to the destination that never answers: //p' "$f")
 	ktap_print_msg "$dev seed $seed [$core]: exit $rc, $(grep -c '^[0-9]' "$f") commands," \
-		"$ah_ok AHs and $x_ok XRCDs created, ${checked:-no} CREATE_AH checked against the contract;" \
+		"$ah_ok AHs and $x_ok XRCDs created, ${checked:-no} CREATE_AH checked against the contract," \
+		"${silent:-no} sent to the destination that never answers;" \
 		"Rust core: +$ahs AHs, +$xrcds XRCDs; digest $(sed -n 's/^# digest //p' "$f")"
 	# The fuzzer's own oracle (uverbs_fuzz.c:ah_oracle) must have had
 	# commands to judge: one that judged none proves nothing.
 	[[ ${checked:-0} =~ ^[1-9][0-9]*$ ]] ||
 		problem "$dev" "$seed" "[$core] no CREATE_AH was checked against the contract"
+	# Nor one that sent no create to the destination that waits.
+	[[ ${silent:-0} =~ ^[1-9][0-9]*$ ]] ||
+		problem "$dev" "$seed" "[$core] no CREATE_AH went to the destination that never answers"
 
 	if [ $rc != 0 ]; then
 		[ $rc = 124 ] && problem "$dev" "$seed" "[$core] timed out after $RUN_TIMEOUT s"
@@ -196,7 +207,7 @@ verdict() {
 		done <<<"${PROBLEMS[$dev/$seed]}"
 		ktap_print_msg "reproduce: SEED=$seed FUZZ_COUNT=$COUNT RVERBS_TEST_BIN=$RVERBS_TEST_BIN" \
 			"tests/rverbs_fuzz.sh in the VM (make vm CMD=...); what each command sent:" \
-			"$FUZZ -v -n $COUNT -s $seed $dev ${SGIDS[$dev]} ${GIDS[*]}"
+			"$FUZZ -v -n $COUNT -s $seed -w $SILENT $dev ${SGIDS[$dev]} ${GIDS[*]}"
 		ktap_test_fail "fuzz $dev seed $seed: $COUNT commands, C and Rust identical, nothing left"
 	else
 		ktap_test_pass "fuzz $dev seed $seed: $COUNT commands, C and Rust identical, nothing left"

@@ -54,6 +54,11 @@ start_probes() {
 	shift
 	[[ $dgid == ::ffff:* ]] || idx=$V6
 	for n in "$@"; do
+		# Emptied here, not only by the redirection below: that one
+		# happens in the background job, which all_say may outrun and
+		# then find the last case's "ready" (its SIGUSR2 then killed the
+		# new probe before it blocked the signal: c4, 2026-12-04).
+		: >"$TMP/$n"
 		"$PROBE" -d rv0 -s "$idx" -g "$dgid" -B -W -P $DUMP "${PROBE_ARGS[@]}" >"$TMP/$n" 2>&1 &
 		eval "PID_$n=\$!"
 	done

@@ -7,7 +7,7 @@
  * command ABI of <rdma/ib_user_verbs.h> and the RDMA_VERBS_IOCTL methods
  * that rdma-core (libibverbs) uses around AHs and XRCDs, no libibverbs.
  *
- *   uverbs_fuzz [-q] [-v] [-B] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...
+ *   uverbs_fuzz [-q] [-v] [-B] [-n COUNT] [-s SEED] [-w GID] DEV SGID_INDEX GID...
  *
  * Runs COUNT commands (20000 by default) on 1 to 3 files of DEV's uverbs
  * device, each chosen by a PRNG (splitmix64) from SEED (by default from the
@@ -67,7 +67,12 @@
  * cannot resolve it through the IP stack (RoCE v1, IPv4 or no GID; the
  * source GID table is read from sysfs).  Never another IPv4 address: with
  * the source bound to the netdev, an unreachable IPv4 destination is
- * assumed on-link and ARP takes seconds to time out.
+ * assumed on-link and ARP takes seconds to time out.  With -w GID, a
+ * destination that never answers (an on-link address nobody has): a few
+ * CREATE_AHs (3 in 1,000, at most 2 a run, at least the first of the
+ * second half) go there instead, and with the
+ * IPv4 source GID wait ib_core's 1000 ms for the neighbour, then fail with
+ * ETIMEDOUT ("# CREATE_AH to the destination that never answers: N").
  *
  * A command the kernel answers against the bookkeeping is printed as
  * "# surprise <index> <command>: ..." (a destroy of a live object that
@@ -107,6 +112,7 @@
 #define MAX_LIVE	128	/* live objects of a file, all types */
 #define MAX_STALE	32	/* destroyed handles of a file remembered */
 #define MAX_GIDS	16	/* caller's destinations */
+#define MAX_WAITS	2	/* CREATE_AHs to -w's destination, at most */
 #define MAX_PORT	255
 #define GID_TBL		256	/* sgid_index is a __u8 */
 #define MAX_ERRNO	160	/* outcomes counted by errno up to this */
@@ -222,6 +228,9 @@ static struct {
 	int sgid;
 	unsigned int ngids;
 	__u8 gids[MAX_GIDS][16];
+	bool have_silent;	/* -w: a destination that never answers */
+	__u8 silent[16];
+	unsigned int waits;	/* CREATE_AHs sent to it */
 	bool port_exists[MAX_PORT + 1];
 	struct gid_ent *gid_tbl[MAX_PORT + 1];
 	__u32 driver_id;
@@ -1013,6 +1022,21 @@ static void gen_ah_attr(struct rng *r, struct ib_uverbs_ah_attr *a)
 	describe(" port=%s sgid=%s global=%u", a->port_num == 1 ? "1" : "other",
 		 a->grh.sgid_index == g.sgid ? "given" : "other", !!a->is_global);
 	gen_dgid(r, a->grh.dgid);
+	/*
+	 * -w: now and then, at most MAX_WAITS times a run, the destination
+	 * that never answers (with the IPv4 source GID, ib_core's 1000 ms
+	 * wait for its neighbour, then ETIMEDOUT); the first CREATE_AH of the
+	 * run's second half if none had it before, so that a short run has
+	 * one too.  From the PRNG and the command's index alone: both cores
+	 * see the same commands.
+	 */
+	if (g.have_silent && g.waits < MAX_WAITS &&
+	    (chance(r, 3) || (!g.waits && g.index >= g.count / 2))) {
+		memcpy(a->grh.dgid, g.silent, 16);
+		g.waits++;
+		describe("->silent");
+		return;
+	}
 	if (ah_may_wait(a)) {
 		/* Multicast instead: never resolved. */
 		memset(a->grh.dgid, 0, 16);
@@ -1804,7 +1828,8 @@ static void summary(void)
 }
 
 static const char usage_text[] =
-	"usage: uverbs_fuzz [-q] [-v] [-B] [-O] [-n COUNT] [-s SEED] DEV SGID_INDEX GID...\n";
+	"usage: uverbs_fuzz [-q] [-v] [-B] [-O] [-n COUNT] [-s SEED] [-w GID]\n"
+	"                   DEV SGID_INDEX GID...\n";
 
 static void bad_usage(void)
 {
@@ -1820,7 +1845,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	g.count = 20000;
-	while ((opt = getopt(argc, argv, "n:s:qvBO")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:qvBOw:")) != -1) {
 		switch (opt) {
 		case 'n':
 			g.count = strtoul(optarg, &end, 0);
@@ -1844,6 +1869,11 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			g.plant_oracle = true;
+			break;
+		case 'w':
+			if (inet_pton(AF_INET6, optarg, g.silent) != 1)
+				bad_usage();
+			g.have_silent = true;
 			break;
 		default:
 			bad_usage();
@@ -1921,6 +1951,8 @@ int main(int argc, char **argv)
 	out("# live at end: %u", left);
 	summary();
 	out("# CREATE_AH checked against the contract: %lu", g.oracle_checked);
+	if (g.have_silent)
+		out("# CREATE_AH to the destination that never answers: %u", g.waits);
 	out("# surprises: %lu", g.surprises);
 	printf("# digest %016llx\n", (unsigned long long)g.digest);
 	fprintf(stderr, "uverbs_fuzz: slowest command %u took %.1f ms; %lu took over 500 ms\n",

@@ -9,7 +9,7 @@
  * rv0_uverbs.c, no libibverbs: only write() of the legacy command ABI of
  * <rdma/ib_user_verbs.h> on /dev/infiniband/uverbsN.
  *
- *   uverbs_hold [-n | -L] [-c [-q]] [-m] DEV
+ *   uverbs_hold [-n | -L [-C FILE]] [-c [-q]] [-m] DEV
  *
  * GET_CONTEXT, ALLOC_PD and OPEN_XRCD (no inode), then print "created" and
  * wait for a line (or EOF) on stdin, then CLOSE_XRCD and DEALLOC_PD.  With
@@ -23,7 +23,10 @@
  * (local write), deregistered after the line.  With -L (load), after
  * "started", open XRC domains and close them, up to 8 open at a time, until
  * SIGUSR1; then close the rest and print "pairs: N" and "errors: N" (the
- * first as "error: open|close -<errno>"), exit status 1 on any error.
+ * first as "error: open|close -<errno>") and, as ah_probe -L does, the
+ * domains made and closed under each core ("crossings: ...",
+ * load_cores.h), exit status 1 on any error; with -C FILE, the number of
+ * pairs so far in FILE.
  *
  * Output, one "key: value" per line after "created":
  *   vmpin: K                   (-m: the pinned memory, kB, while held)
@@ -45,6 +48,7 @@
 
 #include <rdma/rdma_user_rxe.h>
 
+#include "load_cores.h"
 #include "uverbs_raw.h"
 
 #define LOAD_LIVE 8
@@ -58,30 +62,47 @@ static void on_stop(int sig)
 	__atomic_store_n(&stop_load, 1, __ATOMIC_RELAXED);
 }
 
-static int xrcd_load(int fd)
+static int xrcd_load(int fd, const char *count_file)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	__u32 live[LOAD_LIVE];
 	int used[LOAD_LIVE] = {};
+	char made[LOAD_LIVE] = {};
 	long pairs = 0, errors = 0;
 	unsigned int i, next = 0;
+	struct load_cores x;
+	char before, after;
 	int ret;
 
+	if (load_cores_open(&x, count_file)) {
+		printf("error: %s: %d\n", count_file, -errno);
+		return 1;
+	}
 	sigaction(SIGUSR1, &sa, NULL);
 	printf("started\n");
 	fflush(stdout);
 	while (!__atomic_load_n(&stop_load, __ATOMIC_RELAXED)) {
 		if (used[next]) {
+			before = load_core_now();
 			ret = close_xrcd(fd, live[next]);
+			after = load_core_now();
 			used[next] = 0;
 			if (ret && !errors++)
 				printf("error: close %d\n", ret);
-			pairs += !ret;
+			if (!ret) {
+				pairs++;
+				load_cores_count(&x, made[next], load_core_of(before, after));
+			}
 		}
+		before = load_core_now();
 		ret = open_xrcd(fd, -1, 0, &live[next]);
+		after = load_core_now();
+		made[next] = load_core_of(before, after);
+		x.spanned += before != after;
 		if (ret && !errors++)
 			printf("error: open %d\n", ret);
 		used[next] = !ret;
+		load_cores_progress(&x, pairs);
 		next = (next + 1) % LOAD_LIVE;
 	}
 	for (i = 0; i < LOAD_LIVE; i++) {
@@ -93,6 +114,7 @@ static int xrcd_load(int fd)
 		pairs += !ret;
 	}
 	printf("pairs: %ld\nerrors: %ld\n", pairs, errors);
+	load_cores_print(&x);
 	return errors ? 1 : 0;
 }
 
@@ -131,15 +153,18 @@ int main(int argc, char **argv)
 	const char *dev;
 	__u32 pd, xrcd = 0;
 	char line[16];
+	const char *count_file = NULL;
 	int fd, ret, opt, with_xrcd = 1, load = 0, with_cq = 0, with_qp = 0, with_mr = 0;
 	struct ib_uverbs_reg_mr_resp mr = {};
 	void *mem = MAP_FAILED;
 
-	while ((opt = getopt(argc, argv, "nLcqm")) != -1) {
+	while ((opt = getopt(argc, argv, "nLC:cqm")) != -1) {
 		if (opt == 'n')
 			with_xrcd = 0;
 		else if (opt == 'L')
 			load = 1;
+		else if (opt == 'C')
+			count_file = optarg;
 		else if (opt == 'c')
 			with_cq = 1;
 		else if (opt == 'q')
@@ -150,7 +175,7 @@ int main(int argc, char **argv)
 			argc = 0;
 	}
 	if (argc != optind + 1 || (with_qp && !with_cq)) {
-		fprintf(stderr, "usage: uverbs_hold [-n | -L] [-c [-q]] [-m] DEV\n");
+		fprintf(stderr, "usage: uverbs_hold [-n | -L [-C FILE]] [-c [-q]] [-m] DEV\n");
 		return 2;
 	}
 	dev = argv[optind];
@@ -166,7 +191,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (load) {
-		ret = xrcd_load(fd);
+		ret = xrcd_load(fd, count_file);
 		close(fd);
 		close(ctx.async_fd);
 		return ret;

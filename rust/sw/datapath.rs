@@ -46,10 +46,7 @@ use crate::rdma::{
         WC_WITH_IMM,
         WC_WR_FLUSH_ERR, //
     },
-    driver::{
-        attrs::Mtu,
-        DriverDevice, //
-    },
+    driver::DriverDevice,
     gid_attr::{
         GidAttr,
         GidType, //
@@ -218,7 +215,7 @@ fn send_one(
     let claimed = claimed_length(w).ok_or(WC_LOC_QP_OP_ERR)?;
     let ndev = dev.netdev().ok_or(WC_LOC_QP_OP_ERR)?;
     // CAST: At most 4096.
-    let mtu = Mtu::from_netdev_mtu(ndev.mtu()).bytes() as u64;
+    let mtu = wire::port_mtu(ndev.mtu()).bytes() as u64;
     if claimed > mtu {
         // A UD message larger than the path MTU is not sent, and
         // completes successfully (C10-93.1.1, `rxe_req.c:rxe_requester`),

@@ -24,7 +24,10 @@ use super::{
         QpCore,
         SwQp, //
     },
-    wire::Counters,
+    wire::{
+        self,
+        Counters, //
+    },
 };
 use crate::{
     net::device::{
@@ -192,7 +195,7 @@ impl Driver for Rv {
         } else if ndev.is_up() {
             attrs.phys_state = PhysState::Polling;
         }
-        attrs.active_mtu = Mtu::from_netdev_mtu(ndev.mtu());
+        attrs.active_mtu = wire::port_mtu(ndev.mtu());
         attrs.phys_mtu = ndev.mtu();
         Ok(attrs)
     }

@@ -15,7 +15,10 @@ use crate::{
         skb::crc32_le,
         IpAddr, //
     },
-    rdma::gid::Gid,
+    rdma::{
+        driver::attrs::Mtu,
+        gid::Gid, //
+    },
 };
 use kernel::{
     debugfs::Writer,
@@ -39,6 +42,17 @@ pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x65;
 
 /// The default P_Key, full membership (`IB_DEFAULT_PKEY_FULL`).
 pub(crate) const DEFAULT_PKEY: u16 = 0xffff;
+
+/// The room soft-RoCE keeps in a netdev's MTU for the headers of a packet
+/// (`RXE_MAX_HDR_LENGTH`, `rxe_hdr.h`; `rxe_param.h:eth_mtu_int_to_enum`):
+/// the port's MTU is the largest IBTA MTU that fits the rest.
+const MAX_HDR_LEN: u32 = 80;
+
+/// The MTU of the port over a netdev of MTU `netdev_mtu`, as soft-RoCE
+/// reports it and limits its sends to (`rxe_set_mtu`).
+pub(crate) fn port_mtu(netdev_mtu: u32) -> Mtu {
+    Mtu::at_most(netdev_mtu.saturating_sub(MAX_HDR_LEN))
+}
 
 const IPV4_LEN: usize = 20;
 const IPV6_LEN: usize = 40;

@@ -48,14 +48,12 @@ impl Mtu {
         128 << (self as usize)
     }
 
-    /// The IBTA MTU for a netdev MTU, as ib_core computes it for RoCE
-    /// (`iboe_get_mtu`: room for the largest headers is kept), at least
-    /// 256.
-    pub(crate) fn from_netdev_mtu(mtu: u32) -> Mtu {
-        // IB_GRH_BYTES + IB_UDP_BYTES + IB_BTH_BYTES + IB_EXT_XRC_BYTES +
-        // IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES of ib_addr.h / ib_pack.h.
-        let payload = mtu.saturating_sub(40 + 8 + 12 + 4 + 28 + 4);
-        match payload {
+    /// The largest IBTA MTU of at most `bytes` of payload, at least 256.
+    /// What a netdev MTU leaves for the payload is the driver's to say (the
+    /// headers it keeps room for: `iboe_get_mtu`'s 96 bytes, soft-RoCE's
+    /// 80).
+    pub(crate) fn at_most(bytes: u32) -> Mtu {
+        match bytes {
             4096.. => Mtu::Mtu4096,
             2048.. => Mtu::Mtu2048,
             1024.. => Mtu::Mtu1024,
