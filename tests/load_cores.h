@@ -58,7 +58,9 @@ static inline int load_patch_state(void)
 	close(fd);
 	if (n <= 0)
 		return -2;
-	return buf[0] == '-' ? (buf[1] == '1' ? -1 : -2) : buf[0] == '0' ? 0 : buf[0] == '1' ? 1 : -2;
+	if (buf[0] == '-')
+		return buf[1] == '1' ? -1 : -2;
+	return buf[0] == '0' ? 0 : buf[0] == '1' ? 1 : -2;
 }
 
 /* The core this thread runs now: 'R' the Rust core, 'C' the C core, '?'. */
