@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Locks the kernel crate does not have.
+//! Locks, and a wait for work, that the kernel crate does not have.
 //!
-//! C header: [`include/linux/spinlock.h`](srctree/include/linux/spinlock.h)
+//! C headers: [`include/linux/spinlock.h`](srctree/include/linux/spinlock.h),
+//! [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
 
 use crate::bindings;
-use kernel::sync::lock::{
-    Backend,
-    Lock, //
+use kernel::{
+    sync::lock::{
+        Backend,
+        Lock, //
+    },
+    workqueue::Work,
 };
 
 /// Creates a [`SpinLockBh`] initialiser with a new lock class.
@@ -65,4 +69,14 @@ unsafe impl Backend for SpinLockBhBackend {
         // SAFETY: The caller's promise: `ptr` is an initialised lock.
         unsafe { bindings::spin_assert_is_held(ptr) }
     }
+}
+
+/// Waits until `work` is neither queued nor running (`flush_work`): what
+/// was queued before the call has run when it returns. Process context; it
+/// sleeps. Never from `work`'s own function, which would wait for itself.
+pub(crate) fn flush_work<T: ?Sized, const ID: u64>(work: &Work<T, ID>) {
+    kernel::task::might_sleep();
+    // SAFETY: `work` is an initialised work item, borrowed for the call;
+    // `flush_work` only waits for it.
+    unsafe { bindings::flush_work(Work::raw_get(work)) };
 }

@@ -217,15 +217,18 @@ lp_settled() {
 	read -r t <$LP/transition 2>/dev/null && [ "$t" = 0 ]
 }
 
+# The transition waits for every task to pass a safe point: in a starved
+# guest (the lanes' second boots: one vCPU at the lowest priority) that
+# can take long.
 takeover_on() {
 	insmod "$RVERBS_TAKEOVER_KO" || return 1
-	wait_until 60 lp_settled
+	wait_until 300 lp_settled
 }
 
 takeover_off() {
 	[ -d $LP ] || return 0
 	echo 0 >$LP/enabled || return 1
-	wait_until 60 eval '[ ! -d $LP ]' && rmmod rverbs_takeover
+	wait_until 300 eval '[ ! -d $LP ]' && rmmod rverbs_takeover
 }
 
 # rxe_pins_itself - true when rdma_rxe cannot be unloaded while it has a

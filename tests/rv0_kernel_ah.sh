@@ -129,10 +129,20 @@ xrcd_across() {
 	"$RVERBS_TEST_BIN"/uverbs_hold rv0 <$fifo >$out 2>&1 5>&- &
 	pid=$!
 	exec 5>$fifo
-	wait_until 10 grep -qx created $out || { exec 5>&-; return 1; }
-	$1 >/dev/null || { exec 5>&-; return 1; }
+	# Generous: in the debug lane's second boot (one vCPU at the lowest
+	# priority) a process can take many seconds to start.
+	wait_until 120 grep -qx created $out || {
+		exec 5>&-
+		ktap_print_msg "uverbs_hold did not create its XRCD: $(tr '\n' ' ' <$out)"
+		return 1
+	}
+	$1 >/dev/null || {
+		exec 5>&-
+		ktap_print_msg "$1 failed: livepatch $(cat $LP/enabled $LP/transition 2>&1 | tr '\n' ' ')"
+		return 1
+	}
 	exec 5>&-
-	wait $pid || return 1
+	wait $pid || { ktap_print_msg "uverbs_hold: $(tr '\n' ' ' <$out)"; return 1; }
 	sed -n 's/^close_xrcd: //p' $out
 }
 

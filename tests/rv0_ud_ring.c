@@ -674,6 +674,103 @@ static int drained(struct ring *r)
 	return __atomic_load_n(&r->q->consumer_index, __ATOMIC_ACQUIRE) == r->q->producer_index;
 }
 
+/* Waits (3 s at most) for the kernel to take every WQE of r. */
+static int wait_drained(struct ring *r)
+{
+	int i;
+
+	for (i = 0; i < 300 && !drained(r); i++)
+		usleep(10000);
+	return drained(r);
+}
+
+/*
+ * Indices within the ring but wrong: the send ring's producer index moved
+ * back by one after the kernel took three sends.  The ring then looks to
+ * hold all its slots but one, from the kernel's consumer index round to
+ * the new producer index: the kernel walks them once (no more, however
+ * the index is set) and stops there.  The first of them was never written
+ * (zeros: opcode 0, RDMA WRITE, which a UD QP refuses): the QP goes to
+ * error and every later slot is flushed, the two old sends included
+ * (their IDs 0 and 1, last).  soft-RoCE does the same; it loses the
+ * first error's status (see refused() above).
+ */
+TEST_F(ring, send_producer_moved_back_is_walked_once)
+{
+	__u32 slots = self->sq.mask + 1, i;
+	struct ib_uverbs_wc wc;
+	int n = 0;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_NE(NULL, send_wqe(self, i, IB_UVERBS_WR_SEND, SEND_OFF, 8, 0));
+		produce(&self->sq);
+	}
+	ASSERT_EQ(0, doorbell(self->fd, self->qp));
+	ASSERT_TRUE(wait_drained(&self->sq));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, poll_cq(&self->cqr, &wc, 2000));
+		EXPECT_EQ(WC_SUCCESS, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	/* Back by one: slots 3 to slots - 1, then 0 and 1. */
+	__atomic_store_n(&self->sq.q->producer_index, 2, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, doorbell(self->fd, self->qp));
+	ASSERT_TRUE(wait_drained(&self->sq));
+	while (poll_cq(&self->cqr, &wc, n ? 100 : 2000)) {
+		__u32 want = n == 0 && getenv("RV_EXPECT_ERROR_STATUS") ? WC_LOC_QP_OP_ERR :
+			     WC_WR_FLUSH_ERR;
+
+		EXPECT_EQ(want, wc.status);
+		EXPECT_EQ(self->qpn, wc.qp_num);
+		/* Zeros, then the two old sends. */
+		EXPECT_EQ(n < (int)slots - 3 ? 0ULL : (__u64)(n - ((int)slots - 3)), wc.wr_id);
+		n++;
+	}
+	EXPECT_EQ((int)slots - 1, n);
+	EXPECT_EQ(2U, __atomic_load_n(&self->sq.q->consumer_index, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(QPS_ERR, qp_state(self->fd, self->qp));
+}
+
+/*
+ * The CQ's consumer index set ahead of the producer (within the ring):
+ * the kernel takes the ring for full when its next producer index meets
+ * it (rxe_cq.c:rxe_cq_post, queue_full).  Four of six signalled sends'
+ * completions fit; the fifth finds the ring full: IB_EVENT_CQ_ERR, and it
+ * and the sixth are lost; the QP goes on (a full send CQ does not fail
+ * it).  With the consumer index put back, the four are there, in order.
+ * Nothing is received: no receive is posted, and UD drops the message.
+ */
+TEST_F(ring, cq_consumer_ahead_of_the_producer)
+{
+	struct ib_uverbs_async_event_desc ev;
+	struct pollfd pfd = { .fd = self->async_fd, .events = POLLIN };
+	__u32 prod = __atomic_load_n(&self->cqr.q->producer_index, __ATOMIC_ACQUIRE);
+	struct ib_uverbs_wc wc;
+	__u32 i;
+
+	__atomic_store_n(&self->cqr.q->consumer_index, (prod + 5) & self->cqr.mask,
+			 __ATOMIC_RELEASE);
+	for (i = 0; i < 6; i++) {
+		ASSERT_NE(NULL, send_wqe(self, i, IB_UVERBS_WR_SEND, SEND_OFF, 8, 0));
+		produce(&self->sq);
+	}
+	ASSERT_EQ(0, doorbell(self->fd, self->qp));
+	ASSERT_TRUE(wait_drained(&self->sq));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ((ssize_t)sizeof(ev), read(self->async_fd, &ev, sizeof(ev)));
+	EXPECT_EQ(0U, ev.event_type);
+	EXPECT_EQ((prod + 4) & self->cqr.mask,
+		  __atomic_load_n(&self->cqr.q->producer_index, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&self->cqr.q->consumer_index, prod, __ATOMIC_RELEASE);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, poll_cq(&self->cqr, &wc, 2000));
+		EXPECT_EQ(WC_SUCCESS, wc.status);
+		EXPECT_EQ(i, wc.wr_id);
+	}
+	EXPECT_EQ(0, poll_cq(&self->cqr, &wc, 100));
+	EXPECT_EQ(QPS_RTS, qp_state(self->fd, self->qp));
+}
+
 /*
  * rxe_cq.c:rxe_cq_post: a full CQ raises IB_EVENT_CQ_ERR (0) on the async
  * file.  Then the completions the CQ kept: their number, each successful

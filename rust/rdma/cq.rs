@@ -11,9 +11,18 @@ use super::{
     },
     udata::Udata,
 };
-use crate::bindings;
+use crate::{
+    bindings,
+    sync::{
+        new_spinlock_bh,
+        SpinLockBh, //
+    },
+};
 use core::ptr::NonNull;
-use kernel::prelude::*;
+use kernel::{
+    prelude::*,
+    sync::Arc, //
+};
 
 /// What `create_cq` is asked for, and what it answers besides the
 /// driver's data: the real depth ([`CqCreate::set_depth`], which ib_core
@@ -24,11 +33,12 @@ use kernel::prelude::*;
 ///
 /// `cq` is the fresh `ib_cq` being created, `attr` its attributes, and
 /// `attrs` null (a kernel caller) or the verb's attribute bundle, with its
-/// ucontext; all valid while this value lives.
+/// ucontext; all valid while this value lives. `handlers` are `cq`'s.
 pub(crate) struct CqCreate<'a> {
     cq: *mut bindings::ib_cq,
     attr: &'a bindings::ib_cq_init_attr,
     attrs: *mut bindings::uverbs_attr_bundle,
+    handlers: &'a Arc<CqHandlers>,
 }
 
 impl<'a> CqCreate<'a> {
@@ -39,6 +49,7 @@ impl<'a> CqCreate<'a> {
         cq: *mut bindings::ib_cq,
         attr: *const bindings::ib_cq_init_attr,
         attrs: *mut bindings::uverbs_attr_bundle,
+        handlers: &'a Arc<CqHandlers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -46,6 +57,7 @@ impl<'a> CqCreate<'a> {
             // SAFETY: Valid for `'a` (the caller's promise).
             attr: unsafe { &*attr },
             attrs,
+            handlers,
         }
     }
 
@@ -70,13 +82,11 @@ impl<'a> CqCreate<'a> {
         Some(unsafe { Udata::from_raw(&raw mut (*self.attrs).__bindgen_anon_1.hdr.driver_udata) })
     }
 
-    /// The CQ's handlers, for the driver to keep in the CQ's data.
+    /// The CQ's handlers, for the driver to keep where its completions
+    /// are made; revoked when the CQ is destroyed.
     pub(crate) fn notifier(&self) -> CqNotifier {
-        // INVARIANT: The CQ being created; the driver keeps the notifier in
-        // its data, which goes with the CQ.
         CqNotifier {
-            // SAFETY: ib_core's CQ, never null.
-            cq: unsafe { NonNull::new_unchecked(self.cq) },
+            handlers: self.handlers.clone(),
         }
     }
 
@@ -181,33 +191,81 @@ impl<'a> CqResize<'a> {
     }
 }
 
+/// The `ib_cq` whose handlers a [`CqNotifier`] calls, while the CQ lives.
+///
+/// # Invariants
+///
+/// `cq` is `Some` only while its `ib_cq` lives: set by the generic layer
+/// when it creates the CQ, and taken out by it ([`CqHandlers::revoke`])
+/// when the driver's `create_cq` failed or its `destroy_cq` succeeded,
+/// before ib_core frees the CQ. The handlers are called under the lock,
+/// so that once it is revoked no call is still running.
+#[pin_data]
+pub(crate) struct CqHandlers {
+    #[pin]
+    cq: SpinLockBh<Option<RawCq>>,
+}
+
+/// An `ib_cq` pointer, sent between tasks under [`CqHandlers`]' lock.
+#[derive(Clone, Copy)]
+struct RawCq(NonNull<bindings::ib_cq>);
+
+// SAFETY: Only dereferenced under `CqHandlers`' lock, while the CQ lives
+// (its type invariant); the handlers may be called from any task
+// (`ib_uverbs_comp_handler` locks with irqsave, allocates atomically).
+unsafe impl Send for RawCq {}
+
+impl CqHandlers {
+    /// The handlers of `cq`, being created.
+    ///
+    /// # Safety
+    ///
+    /// `cq` is ib_core's CQ being created, its handlers set; the caller
+    /// revokes the result before ib_core frees the CQ.
+    pub(crate) unsafe fn new(cq: *mut bindings::ib_cq) -> Result<Arc<Self>> {
+        let cq = NonNull::new(cq).ok_or(EINVAL)?;
+        // INVARIANT: The caller revokes it before the CQ is freed.
+        Arc::pin_init(
+            pin_init!(Self {
+                cq <- new_spinlock_bh!(Some(RawCq(cq)), "CqHandlers::cq"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// No handler is called from now on; one running is waited for.
+    pub(crate) fn revoke(&self) {
+        *self.cq.lock() = None;
+    }
+}
+
 /// How a completion queue's driver tells ib_core of completions and of
 /// errors: the CQ's completion and event handlers, which ib_core sets
 /// before `create_cq` and never changes (`uverbs_std_types_cq.c`).
 ///
-/// # Invariants
-///
-/// `cq` is the `ib_cq` of a CQ that lives at least as long as this value:
-/// the driver keeps it in the CQ's data, or where its QPs reach it, and
-/// drops it in its `destroy_cq` at the latest (rv0 takes it out of the CQ's
-/// state there), before ib_core frees the CQ.
+/// A driver may keep it anywhere, for as long as it likes (a work item
+/// that outlives the CQ included): from the CQ's destruction on, its
+/// calls do nothing. Process context or softirq (its lock disables bottom
+/// halves), never with a lock the handlers take (ib_uverbs' event queue
+/// lock, a kernel consumer's own).
+#[derive(Clone)]
 pub(crate) struct CqNotifier {
-    cq: NonNull<bindings::ib_cq>,
+    handlers: Arc<CqHandlers>,
 }
-
-// SAFETY: The handlers may be called from any context and task
-// (`ib_uverbs_comp_handler` locks with irqsave, allocates atomically).
-unsafe impl Send for CqNotifier {}
-// SAFETY: As above: `&self` only calls the handlers.
-unsafe impl Sync for CqNotifier {}
 
 impl CqNotifier {
     /// Calls the completion handler (`comp_handler(cq, cq_context)`): the
-    /// completion channel of a user CQ gets an event.
+    /// completion channel of a user CQ gets an event. Nothing once the CQ
+    /// is destroyed.
     pub(crate) fn notify(&self) {
-        let cq = self.cq.as_ptr();
-        // SAFETY: The CQ lives (type invariant); its handler and context
-        // were set before `create_cq` and do not change.
+        let guard = self.handlers.cq.lock();
+        let Some(RawCq(cq)) = *guard else {
+            return;
+        };
+        let cq = cq.as_ptr();
+        // SAFETY: The CQ lives while it is in the cell, and the cell's lock
+        // is held (`CqHandlers`' invariant); its handler and context were
+        // set before `create_cq` and do not change.
         unsafe {
             if let Some(handler) = (*cq).comp_handler {
                 handler(cq, (*cq).cq_context);
@@ -216,8 +274,13 @@ impl CqNotifier {
     }
 
     /// Reports a CQ overrun (`IB_EVENT_CQ_ERR`) through the event handler.
+    /// Nothing once the CQ is destroyed.
     pub(crate) fn overrun(&self) {
-        let cq = self.cq.as_ptr();
+        let guard = self.handlers.cq.lock();
+        let Some(RawCq(cq)) = *guard else {
+            return;
+        };
+        let cq = cq.as_ptr();
         // SAFETY: As in `notify`; the event is read during the call only.
         unsafe {
             if let Some(handler) = (*cq).event_handler {

@@ -217,11 +217,17 @@ impl UserQueue {
         };
     }
 
+    /// How many slots lie from index `from` up to index `to` (both within
+    /// the ring: the elements between a consumer and a producer).
+    pub(crate) fn distance(&self, from: u32, to: u32) -> u32 {
+        to.wrapping_sub(from) & self.geo.index_mask()
+    }
+
     /// The entries between the consumer index that userspace published and
     /// `producer`, the kernel's own producer index (completion queues):
     /// soft-RoCE's `queue_count` of a queue to the client.
     pub(crate) fn user_pending(&self, producer: u32) -> u32 {
-        producer.wrapping_sub(self.user_consumer()) & self.geo.index_mask()
+        self.distance(self.user_consumer(), producer)
     }
 
     /// Copies slot `j` of `from` into slot `i` of this queue (as much of it

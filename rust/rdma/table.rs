@@ -14,7 +14,8 @@ use kernel::{
     prelude::*,
     sync::{
         rcu,
-        Arc, //
+        Arc,
+        ArcBorrow, //
     },
     types::Opaque,
 };
@@ -23,7 +24,8 @@ use kernel::{
 ///
 /// An entry holds a reference ([`Arc`]) to its object. Readers borrow an
 /// object for as long as their RCU read-side critical section lasts
-/// ([`RcuTable::get`]); [`RcuTable::remove`] unpublishes an entry and waits
+/// ([`RcuTable::get`]), and may take a reference of their own from the
+/// borrow (`Arc::from`); [`RcuTable::remove`] unpublishes an entry and waits
 /// for a grace period before it gives the table's reference back, so no
 /// reader still sees the object when the caller drops it. Inserting and
 /// removing may sleep (process context); reading works in any context.
@@ -81,15 +83,35 @@ impl<T: Send + Sync> RcuTable<T> {
 
     /// The object at `n`, for as long as the read-side critical section of
     /// `guard` lasts (and the table).
-    pub(crate) fn get<'a>(&'a self, _guard: &'a rcu::Guard, n: u32) -> Option<&'a T> {
+    pub(crate) fn get<'a>(&'a self, guard: &'a rcu::Guard, n: u32) -> Option<&'a T> {
+        let ptr = self.load(guard, n)?;
+        // SAFETY: `load`'s object lives as long as `'a` (`guard`); the
+        // reference is a shared one to it.
+        Some(unsafe { &*ptr })
+    }
+
+    /// The object at `n` as [`RcuTable::get`] finds it, borrowed as an
+    /// [`Arc`]: a reference of the caller's own can be taken from it
+    /// (`Arc::from`), for work that goes on after the read-side critical
+    /// section.
+    pub(crate) fn borrow<'a>(&'a self, guard: &'a rcu::Guard, n: u32) -> Option<ArcBorrow<'a, T>> {
+        let ptr = self.load(guard, n)?;
+        // SAFETY: `load` returned a pointer of `Arc::into_raw` whose object
+        // lives, its count above zero, as long as `'a` (`guard`).
+        Some(unsafe { ArcBorrow::from_raw(ptr) })
+    }
+
+    /// The entry at `n`: a pointer of `Arc::<T>::into_raw` whose reference
+    /// the table holds at least until `_guard` is dropped.
+    fn load(&self, _guard: &rcu::Guard, n: u32) -> Option<*const T> {
         // SAFETY: The xarray is initialised; `xa_load` takes the RCU read
         // lock itself and is callable in any context.
         let ptr = unsafe { bindings::xa_load(self.xa.get(), index(n)) }.cast::<T>();
-        // SAFETY: An entry is an `Arc<T>` of the table (type invariant). It
-        // was there during the read-side critical section of `_guard`, and
+        // An entry is an `Arc<T>` of the table (type invariant). It was
+        // there during the read-side critical section of `_guard`, and
         // `remove` waits for a grace period before it lets go of the
         // reference: the object lives until the guard is dropped.
-        unsafe { ptr.as_ref() }
+        (!ptr.is_null()).then_some(ptr.cast_const())
     }
 
     /// Publishes `obj` at `n` in place of what was there, which it returns

@@ -67,7 +67,8 @@ struct CqState {
     /// `IB_CQ_NEXT_COMP`), until a completion fires them.
     notify: u32,
     /// ib_core's handlers of the CQ, until `destroy_cq` takes them away:
-    /// nothing reaches a freed CQ through a QP that outlived it.
+    /// a destroyed CQ queues nothing. (The generic layer revokes the
+    /// handlers themselves when the CQ goes.)
     notifier: Option<CqNotifier>,
 }
 
@@ -99,8 +100,9 @@ impl CqCore {
     pub(crate) fn post(&self, wc: &UserWc, solicited: bool) -> core::result::Result<(), CqFull> {
         let mut slot = [0u8; RXE_CQE_SIZE];
         slot[..UserWc::ABI_LEN].copy_from_slice(&wc.to_abi());
-        // The handlers are called under the lock, as soft-RoCE calls them
-        // (they take their own locks with irqsave and allocate atomically).
+        // The completion handler is called under the lock, as soft-RoCE
+        // calls it (it takes its own locks with irqsave and allocates
+        // atomically); the event handler after it, as soft-RoCE does.
         let mut guard = self.state.lock();
         let st = &mut *guard;
         let Some(notifier) = st.notifier.as_ref() else {
@@ -109,6 +111,8 @@ impl CqCore {
         };
         let next = st.queue.next(st.producer);
         if next == st.queue.user_consumer() {
+            let notifier = notifier.clone();
+            drop(guard);
             notifier.overrun();
             return Err(CqFull);
         }
@@ -180,8 +184,8 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
 /// any, keeps its pages until it is unmapped). ib_core has refused this
 /// while a QP uses the CQ, so its QPs' references are gone.
 pub(crate) fn destroy_cq(dev: &DriverDevice<Rv>, cq: &SwCq) {
-    // The handlers go with the CQ: a QP's completion that comes later (none
-    // can: ib_core has refused this while a QP uses the CQ) is not queued.
+    // A QP's completion that comes later (none can: ib_core has refused
+    // this while a QP uses the CQ) is not queued.
     cq.core.state.lock().notifier = None;
     dev.cqs().put();
 }

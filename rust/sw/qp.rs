@@ -47,11 +47,19 @@ use crate::{
     },
 };
 use kernel::{
+    impl_has_work,
     new_mutex,
+    new_work, //
     prelude::*,
     sync::{
         Arc,
+        ArcBorrow,
         Mutex, //
+    },
+    workqueue::{
+        self,
+        Work,
+        WorkItem, //
     },
 };
 
@@ -152,12 +160,44 @@ pub(crate) struct QpCore {
     /// The receive path: one message at a time.
     #[pin]
     pub(crate) recv: SpinLockBh<RecvState>,
+    /// The flush of the receive queue that the softirq asks for
+    /// ([`QpCore::flush_later`]).
+    #[pin]
+    flush: Work<QpCore>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for QpCore { self.flush }
+}
+
+impl WorkItem for QpCore {
+    type Pointer = Arc<QpCore>;
+
+    fn run(qp: Arc<QpCore>) {
+        super::datapath::flush_recv(&qp);
+    }
 }
 
 impl QpCore {
     /// The QP's state.
     pub(crate) fn state(&self) -> QpState {
         self.attrs.lock().qp_state
+    }
+
+    /// Has the receive queue of this QP, in error, flushed by a work item
+    /// on the system workqueue, as soft-RoCE's responder task does it: a
+    /// packet's softirq only queues it. Any context.
+    pub(crate) fn flush_later(this: ArcBorrow<'_, QpCore>) {
+        // Already queued: that run flushes what is posted by then. The
+        // reference is not the last (the caller borrows another), so it
+        // may be dropped here.
+        let _ = workqueue::system().enqueue(Arc::from(this));
+    }
+
+    /// Waits until no flush that [`QpCore::flush_later`] queued is queued
+    /// or running. Process context.
+    fn wait_flush(&self) {
+        crate::sync::flush_work(&self.flush);
     }
 }
 
@@ -272,6 +312,7 @@ pub(crate) fn create_qp(
                     consumer: 0,
                     wqe: rwqe,
                 }),
+                flush <- new_work!("QpCore::flush"),
             }),
             GFP_KERNEL,
         )?;
@@ -400,12 +441,20 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
         a.dest_qp_num = given.dest_qp_num;
     }
     let to_error = m & mask::STATE != 0 && a.qp_state == QpState::Err;
+    let to_reset = m & mask::STATE != 0 && a.qp_state == QpState::Reset;
     drop(a);
     if drained {
         req.notify_sq_drained();
     }
     if to_error {
         super::datapath::flush(dev, qp);
+    }
+    if to_reset {
+        // A flush of the error state, queued before, has stopped or ended
+        // (it stops when the state is no longer error) when the QP is
+        // reset: none runs on what is posted after (`rxe_qp.c:rxe_qp_reset`
+        // waits for the QP's tasks too).
+        qp.wait_flush();
     }
     Ok(())
 }
@@ -420,9 +469,15 @@ pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
 /// `destroy_qp` of rv0: out of the table once no sender can see it, the
 /// number goes back; the rings go with the data (their mappings, if any,
 /// keep their pages until they are unmapped). Nothing completes (as
-/// soft-RoCE, which flushes without completions at destruction).
+/// soft-RoCE, which flushes without completions at destruction) but a
+/// flush already due, queued by a packet for the QP in error.
 pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
     let qpn = qp.core.qpn;
     drop(dev.qp_table().remove(qpn));
+    // Out of the table, the QP is found by no packet: nothing queues a
+    // flush any more. One queued before runs to its end now (soft-RoCE
+    // drains its tasks at destruction, `rxe_qp.c:rxe_qp_do_cleanup`), so
+    // that no work item holds the QP, its rings or its CQs after this.
+    qp.core.wait_flush();
     dev.qps().put(qpn);
 }

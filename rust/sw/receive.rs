@@ -9,7 +9,6 @@ use super::{
     cq::CqFull,
     datapath::{
         error_wc,
-        flush_recv,
         Message,
         GRH_LEN,
         MULTICAST_QPN,
@@ -44,7 +43,10 @@ use crate::rdma::{
         RecvWqe, //
     },
 };
-use kernel::sync::rcu;
+use kernel::sync::{
+    rcu,
+    ArcBorrow, //
+};
 
 /// Whether a QP in `state` takes messages (`rxe_recv.c:check_type_state`:
 /// from RTR on; in error they only flush its receives).
@@ -73,11 +75,14 @@ pub(super) enum Delivery {
 
 /// Delivers a message to `dest`, a QP of this device (soft-RoCE's receive
 /// checks, `rxe_recv.c`, then its responder for UD, `rxe_resp.c`). A
-/// message the QP does not take is dropped. Process context or softirq.
+/// message the QP does not take is dropped. Process context or softirq:
+/// a QP in error has its receive queue flushed from a work item
+/// ([`QpCore::flush_later`]), not here, where a ring's worth could keep
+/// the softirq going.
 pub(super) fn deliver(
     dev: &DriverDevice<Rv>,
     guard: &rcu::Guard,
-    dest: &QpCore,
+    dest: ArcBorrow<'_, QpCore>,
     msg: &Message<'_>,
 ) -> Delivery {
     let (state, qkey) = {
@@ -93,8 +98,8 @@ pub(super) fn deliver(
     }
     if state == QpState::Err {
         // The responder of a QP in error flushes what was posted since
-        // (`rxe_resp.c:rxe_receiver`).
-        flush_recv(dest);
+        // (`rxe_resp.c:rxe_receiver`), from its task.
+        QpCore::flush_later(dest);
         return Delivery::Flushed;
     }
     let mut rs = dest.recv.lock();
@@ -108,7 +113,7 @@ pub(super) fn deliver(
         return Delivery::NoBuffer;
     };
     let total = GRH_LEN + msg.payload.len();
-    let status = match scatter(dev, guard, dest, &w, &msg.grh, msg.payload) {
+    let status = match scatter(dev, guard, &dest, &w, &msg.grh, msg.payload) {
         Ok(()) => WC_SUCCESS,
         // Too small a buffer: the message is dropped, the WQE kept
         // (`rxe_resp.c:check_length`, for UD).
@@ -141,10 +146,10 @@ pub(super) fn deliver(
     let posted = dest.recv_cq.post(&wc, msg.solicited);
     drop(rs);
     // An error, or a full CQ (`rxe_resp.c:do_complete`): the QP goes to
-    // error and its receive queue is flushed.
+    // error and its receive queue is flushed, later.
     if status != WC_SUCCESS || posted == Err(CqFull) {
         dest.attrs.lock().qp_state = QpState::Err;
-        flush_recv(dest);
+        QpCore::flush_later(dest);
     }
     Delivery::Done
 }
@@ -202,7 +207,7 @@ pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
         payload: pkt.payload,
     };
     let guard = rcu::read_lock();
-    let Some(dest) = dev.qp_table().get(&guard, pkt.dest_qpn) else {
+    let Some(dest) = dev.qp_table().borrow(&guard, pkt.dest_qpn) else {
         counters.count(Count::Qpn);
         return;
     };

@@ -225,7 +225,7 @@ impl<T: Driver> Vtable<T> {
         size_ib_pd: size_of::<Object<bindings::ib_pd, T::Pd>>(),
         size_ib_ucontext: size_of::<Object<bindings::ib_ucontext, T::Ucontext>>(),
         size_ib_xrcd: size_of::<Object<bindings::ib_xrcd, T::Xrcd>>(),
-        size_ib_cq: size_of::<Object<bindings::ib_cq, T::Cq>>(),
+        size_ib_cq: size_of::<Object<bindings::ib_cq, cq_ops::CqObject<T::Cq>>>(),
         // Without `create_qp`, ib_core still allocates the QP before
         // calling the (failing) driver: ib_core's size then.
         size_ib_qp: if T::HAS_CREATE_QP {

@@ -14,6 +14,7 @@ use crate::{
     rdma::{
         cq::{
             CqCreate,
+            CqHandlers,
             CqResize, //
         },
         driver::{
@@ -28,7 +29,31 @@ use kernel::{
         c_int,
         c_uint, //
     },
+    prelude::*,
+    sync::Arc,
 };
+
+/// What follows ib_core's `ib_cq` in a CQ of the driver: the handlers the
+/// driver's notifiers call, which this layer revokes when the CQ goes,
+/// then the driver's data.
+#[pin_data]
+pub(in crate::rdma::driver) struct CqObject<D> {
+    handlers: Arc<CqHandlers>,
+    #[pin]
+    data: D,
+}
+
+/// The driver's data of a CQ of its table.
+///
+/// # Safety
+///
+/// `cq` was set up by a successful `create_cq` of `T`'s table, and is not
+/// destroyed during `'a`.
+pub(super) unsafe fn cq_data<'a, T: Driver>(cq: *mut bindings::ib_cq) -> &'a T::Cq {
+    // SAFETY: The caller's promise: an `Object<ib_cq, CqObject<T::Cq>>`,
+    // its data initialised for `'a`.
+    unsafe { &Object::<_, CqObject<T::Cq>>::data(cq).data }
+}
 
 impl<T: Driver> Vtable<T> {
     /// `ib_device_ops.create_cq`.
@@ -46,10 +71,34 @@ impl<T: Driver> Vtable<T> {
         attr: *const bindings::ib_cq_init_attr,
         attrs: *mut bindings::uverbs_attr_bundle,
     ) -> c_int {
-        // SAFETY: The caller's promise.
-        let (dev, req) = unsafe { (dev::<T>((*cq).device), CqCreate::from_raw(cq, attr, attrs)) };
-        // SAFETY: A fresh object of the driver's size, as `Object` needs.
-        from_result(|| unsafe { Object::init(cq, T::create_cq(dev, &req)) }.map(|()| 0))
+        from_result(|| {
+            // SAFETY: The CQ being created, its handlers set (the caller's
+            // promise); revoked below if it is not made, by `destroy_cq`
+            // otherwise.
+            let handlers = unsafe { CqHandlers::new(cq) }?;
+            // SAFETY: The caller's promise.
+            let (dev, req) = unsafe {
+                (
+                    dev::<T>((*cq).device),
+                    CqCreate::from_raw(cq, attr, attrs, &handlers),
+                )
+            };
+            let data = T::create_cq(dev, &req);
+            let kept = handlers.clone();
+            let init = try_pin_init!(CqObject::<T::Cq> {
+                handlers: kept,
+                data <- data,
+            }? Error);
+            // SAFETY: A fresh object of the driver's size, as `Object`
+            // needs.
+            let made = unsafe { Object::init(cq, init) };
+            if made.is_err() {
+                // A notifier the driver kept calls nothing: the CQ is
+                // freed.
+                handlers.revoke();
+            }
+            made.map(|()| 0)
+        })
     }
 
     /// `ib_device_ops.destroy_cq`.
@@ -68,14 +117,16 @@ impl<T: Driver> Vtable<T> {
         let (dev, data, udata) = unsafe {
             (
                 dev::<T>((*cq).device),
-                Object::<_, T::Cq>::data(cq),
+                Object::<_, CqObject<T::Cq>>::data(cq),
                 opt_udata(udata),
             )
         };
         from_result(|| {
-            T::destroy_cq(dev, data, udata)?;
+            T::destroy_cq(dev, &data.data, udata)?;
+            // The driver's notifiers call nothing from now on.
+            data.handlers.revoke();
             // SAFETY: Destroyed: ib_core frees the object next.
-            unsafe { Object::<_, T::Cq>::drop_data(cq) };
+            unsafe { Object::<_, CqObject<T::Cq>>::drop_data(cq) };
             Ok(0)
         })
     }
@@ -92,7 +143,7 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The CQ is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`.
-        let (dev, data) = unsafe { (dev::<T>((*cq).device), Object::<_, T::Cq>::data(cq)) };
+        let (dev, data) = unsafe { (dev::<T>((*cq).device), cq_data::<T>(cq)) };
         from_result(|| T::req_notify_cq(dev, data, flags).map(c_int::from))
     }
 
@@ -116,7 +167,7 @@ impl<T: Driver> Vtable<T> {
         let (dev, data, req) = unsafe {
             (
                 dev::<T>((*cq).device),
-                Object::<_, T::Cq>::data(cq),
+                cq_data::<T>(cq),
                 CqResize::from_raw(cq, cqe, udata),
             )
         };

@@ -5,6 +5,7 @@
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
 use super::{
+    cq_ops::cq_data,
     dev,
     opt_udata,
     Vtable, //
@@ -53,14 +54,8 @@ impl<T: Driver> Vtable<T> {
         let objs = unsafe {
             QpObjects {
                 pd: (*qp).pd.as_mut().map(|pd| Object::<_, T::Pd>::data(pd)),
-                send_cq: (*qp)
-                    .send_cq
-                    .as_mut()
-                    .map(|cq| Object::<_, T::Cq>::data(cq)),
-                recv_cq: (*qp)
-                    .recv_cq
-                    .as_mut()
-                    .map(|cq| Object::<_, T::Cq>::data(cq)),
+                send_cq: (*qp).send_cq.as_mut().map(|cq| cq_data::<T>(cq)),
+                recv_cq: (*qp).recv_cq.as_mut().map(|cq| cq_data::<T>(cq)),
             }
         };
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
