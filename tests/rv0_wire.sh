@@ -186,12 +186,13 @@ decoded() {
 	return $rc
 }
 
-# sink_start DEV [NETNS] - ud_sink.py on DEV (in NETNS) as the coprocess
-# SINK; sets SINK_QPN to its QP's number.
+# sink_start DEV [NETNS [QKEY]] - ud_sink.py on DEV (in NETNS, "-" or
+# none for this one; with Q_Key QKEY, 0x11111111 by default) as the
+# coprocess SINK; sets SINK_QPN to its QP's number.
 sink_start() {
 	local x=() line
-	[ -n "${2:-}" ] && x=(ip netns exec "$2")
-	coproc SINK { "${x[@]}" python3 "$RVERBS_TESTS_DIR/ud_sink.py" "$1" 0x11111111 2>&1; }
+	[ -n "${2:-}" ] && [ "$2" != - ] && x=(ip netns exec "$2")
+	coproc SINK { "${x[@]}" python3 "$RVERBS_TESTS_DIR/ud_sink.py" "$1" "${3:-0x11111111}" 2>&1; }
 	read -r -t 120 line <&"${SINK[0]}" || return 1
 	[[ $line =~ ^qpn\ ([0-9]+)$ ]] || { echo "# sink: $line"; return 1; }
 	SINK_QPN=${BASH_REMATCH[1]}
@@ -242,7 +243,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 23 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 24 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -373,7 +374,7 @@ ip link set veth0 mtu 1500 && ip -n "$NS" link set veth1 mtu 1500
 # reference (stock lane), and rv0 must give the same, count the packet by
 # its reason, and keep the receive WQE of a dropped one for the marker.
 KINDS=("${KINDS_ALL[@]}")
-declare -A REASON=([good]=received [short]=drop_length [icrc]=drop_icrc
+declare -A REASON=([good]=received [short]=passed_on [icrc]=drop_icrc
 	[opcode]=drop_opcode [udpsum]=drop_udp_checksum [qkey]=drop_qkey [pkey]=drop_pkey
 	[options]=drop_header [big]=drop_no_buffer)
 declare -A WANT RXE
@@ -440,25 +441,59 @@ for v in 4 6; do
 	sink_stop
 done
 
-ksft_check "a QP number nobody has: dropped, counted" dropped good drop_qpn
+ksft_check "a QP number nobody has: passed on to the UDP layer, counted" dropped good passed_on
 
-# wire_sum - every packet rv0 took: received, and dropped by any reason.
+# A packet rv0 does not take goes on to the UDP layer untouched (issue 28):
+# a UDP socket on port 4791 here (no soft-RoCE device in this namespace,
+# so the port is free) receives a datagram that is no RoCE packet and a
+# RoCE v2 packet for a QP rv0 does not have, both counted as passed on.
+# Before, rv0 took every datagram to port 4791 on its netdev.
+udp_sees() {
+	local before got
+	before=$(wire passed_on)
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("'$IP4_A'", 4791))
+s.settimeout(30)
+print("bound", flush=True)
+n = 0
+while n < 2:
+    data, _ = s.recvfrom(4096)
+    n += 1
+    print("got", len(data), flush=True)' >/tmp/rv0_wire.udp 2>&1 &
+	local pid=$!
+	wait_until 30 has_line /tmp/rv0_wire.udp bound || { kill $pid; return 1; }
+	ip netns exec "$NS" bash -c "echo not-roce >/dev/udp/$IP4_A/4791" &&
+		inject good || { kill $pid; return 1; }
+	wait $pid
+	got=$(grep -c '^got' /tmp/rv0_wire.udp)
+	sed 's/^/# udp socket: /' /tmp/rv0_wire.udp
+	[ "$got" = 2 ] && [ "$(wire passed_on)" = $((before + 2)) ] ||
+		{ echo "# passed_on: $before before, $(wire passed_on) after"; return 1; }
+}
+ksft_check "a UDP socket on port 4791 gets the datagrams rv0 does not take (not RoCE, no such QP)" \
+	udp_sees
+
+# wire_sum - every packet rv0 saw: received, dropped by any reason, or
+# passed on.
 wire_sum() {
 	local k v n=0
 	while read -r k v; do
-		[[ $k == received || $k == drop_* ]] && n=$((n + v))
+		[[ $k == received || $k == drop_* || $k == passed_on ]] && n=$((n + v))
 	done <$DBG/rv0/wire
 	echo $n
 }
-# mutated V SRC DST - MUTATE_COUNT mutated packets from SRC at rv0 (no QP
-# there now): each counted once, by its reason, and nothing delivered or
-# sent.
+# mutated V SRC DST - MUTATE_COUNT mutated packets from SRC at a live QP of
+# rv0 whose Q_Key (0x22222222) no packet has, so that what passes every
+# other check is dropped for it: each counted once, by its reason (passed
+# on when the mutation took the destination QP away), and nothing
+# delivered or sent.
 mutated() {
 	local before sum sent out
 	before=$(cat $DBG/rv0/wire)
 	sum=$(wire_sum)
 	sent=$(wire sent)
-	out=$(injected "$NS" mutate "$2" "$3" 17 "$((MUTATE_SEED + $1))" "$MUTATE_COUNT") &&
+	out=$(injected "$NS" mutate "$2" "$3" "$SINK_QPN" "$((MUTATE_SEED + $1))" "$MUTATE_COUNT") &&
 		[ "$out" = "mutated: $MUTATE_COUNT" ] ||
 		{ echo "# roce_inject.py: $out"; return 1; }
 	if ! wait_until 20 eval '[ "$(wire_sum)" -ge $((sum + MUTATE_COUNT)) ]'; then
@@ -470,10 +505,12 @@ mutated() {
 		[ "$(wire received)" = "$(value_of <(echo "$before") received)" ]
 }
 ktap_print_msg "mutated packets: seed $MUTATE_SEED (MUTATE_SEED=$MUTATE_SEED replays them)"
+sink_start rv0 - 0x22222222 || ktap_print_msg "no UD sink on rv0"
 ksft_check "$MUTATE_COUNT mutated packets over IPv4: each counted once by its reason, none delivered" \
 	mutated 4 $IP4_B $IP4_A
 ksft_check "$MUTATE_COUNT mutated packets over IPv6: each counted once by its reason, none delivered" \
 	mutated 6 $IP6_B $IP6_A
+sink_stop
 # under_traffic ACTION... - ACTION while a long ibv_ud_pingpong from rv0
 # to rxe1, with completion events, has messages flowing (rv0 sent 100 more
 # packets); the client must then exit by itself within 30 s, with an error

@@ -202,6 +202,20 @@ const u8 *rverbs_skb_network_bytes(const struct sk_buff *skb, size_t *len)
 }
 
 /*
+ * Copies up to @len bytes of @skb from its network header into @buf, linear
+ * or not, without changing the buffer (skb_copy_bits); the bytes copied.
+ */
+size_t rverbs_skb_copy_network(const struct sk_buff *skb, u8 *buf, size_t len)
+{
+	int off = skb_network_offset(skb);
+
+	if (off < 0 || off >= skb->len)
+		return 0;
+	len = min_t(size_t, len, skb->len - off);
+	return skb_copy_bits(skb, off, buf, len) ? 0 : len;
+}
+
+/*
  * A packet of @len bytes for @dev, with room for its link-layer header;
  * the bytes are zero.
  */

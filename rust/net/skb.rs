@@ -10,7 +10,14 @@ use super::{
     route::Route, //
 };
 use crate::bindings;
-use core::ptr::NonNull;
+use core::{
+    marker::PhantomData,
+    ops::{
+        Deref,
+        DerefMut, //
+    },
+    ptr::NonNull,
+};
 use kernel::prelude::*;
 
 /// A socket buffer owned by this object: freed (as dropped, `kfree_skb`)
@@ -24,8 +31,10 @@ pub(crate) struct SkBuff {
     skb: NonNull<bindings::sk_buff>,
 }
 
-// Not `Send`: a received packet's netdev (`rx_dev`) is valid only while
-// the packet is being received, in the tap's call.
+// SAFETY: A buffer may be freed, sent or handed on from any task; the
+// netdev of a received packet, valid only while it is being received, is
+// reached only through `RxSkb`, which is not `Send`.
+unsafe impl Send for SkBuff {}
 
 impl SkBuff {
     /// Takes ownership of `skb`.
@@ -105,24 +114,6 @@ impl SkBuff {
         unsafe { core::slice::from_raw_parts(data, len) }
     }
 
-    /// The netdev the packet arrived on (for a VLAN, the VLAN's).
-    pub(crate) fn rx_dev(&self) -> Option<&NetDevice> {
-        // SAFETY: The buffer is valid.
-        let dev = unsafe { bindings::rverbs_skb_dev(self.skb.as_ptr()) };
-        // SAFETY: As in `rx_real_dev`.
-        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
-    }
-
-    /// The netdev the packet arrived on, or for a VLAN the real device
-    /// under it, if it has one.
-    pub(crate) fn rx_real_dev(&self) -> Option<&NetDevice> {
-        // SAFETY: The buffer is valid.
-        let dev = unsafe { bindings::rverbs_skb_rx_real_dev(self.skb.as_ptr()) };
-        // SAFETY: A received packet holds its netdev for as long as it is
-        // being received: the device is valid while `self` is borrowed.
-        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
-    }
-
     /// Frees a packet that was used as it should be (`consume_skb`: not
     /// counted as a drop).
     pub(crate) fn consume(self) {
@@ -147,6 +138,89 @@ impl SkBuff {
         } else {
             Err(ret)
         }
+    }
+}
+
+/// A packet being received, lent by the tap for its call (`'hook`): it
+/// names the netdev the packet arrived on, which the packet holds only
+/// while it is being received. To keep the packet beyond the call, take
+/// the [`SkBuff`] out of it ([`RxSkb::into_skb`]), which names no netdev.
+///
+/// # Invariants
+///
+/// `skb` is a packet the network stack is receiving: its `dev` is valid
+/// for `'hook`.
+pub(crate) struct RxSkb<'hook> {
+    skb: SkBuff,
+    /// Bound to the receiving call, and not `Send`: the netdev is valid
+    /// on this CPU, in this call.
+    _hook: PhantomData<(&'hook (), *const ())>,
+}
+
+impl<'hook> RxSkb<'hook> {
+    /// A packet being received.
+    ///
+    /// # Safety
+    ///
+    /// `skb` is being received by the network stack and its netdev is
+    /// valid for `'hook`.
+    pub(crate) unsafe fn new(skb: SkBuff) -> Self {
+        // INVARIANT: The caller's promise.
+        Self {
+            skb,
+            _hook: PhantomData,
+        }
+    }
+
+    /// The packet, for beyond the receiving call: its netdev is no
+    /// longer named.
+    pub(crate) fn into_skb(self) -> SkBuff {
+        self.skb
+    }
+
+    /// Copies the packet's first bytes from its IP header on into `buf`,
+    /// without changing the packet (it may go on to the UDP layer as it
+    /// came); the bytes copied.
+    pub(crate) fn copy_head<'b>(&self, buf: &'b mut [u8]) -> &'b [u8] {
+        // SAFETY: The buffer is valid; `buf` is valid for writes of its
+        // length.
+        let n = unsafe {
+            bindings::rverbs_skb_copy_network(self.skb.skb.as_ptr(), buf.as_mut_ptr(), buf.len())
+        };
+        &buf[..n.min(buf.len())]
+    }
+
+    /// The netdev the packet arrived on (for a VLAN, the VLAN's), valid
+    /// for the receiving call.
+    pub(crate) fn rx_dev(&self) -> Option<&'hook NetDevice> {
+        // SAFETY: The buffer is valid.
+        let dev = unsafe { bindings::rverbs_skb_dev(self.skb.skb.as_ptr()) };
+        // SAFETY: As in `rx_real_dev`.
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+
+    /// The netdev the packet arrived on, or for a VLAN the real device
+    /// under it, if it has one; valid for the receiving call.
+    pub(crate) fn rx_real_dev(&self) -> Option<&'hook NetDevice> {
+        // SAFETY: The buffer is valid.
+        let dev = unsafe { bindings::rverbs_skb_rx_real_dev(self.skb.skb.as_ptr()) };
+        // SAFETY: A packet holds its netdev while it is being received:
+        // valid for `'hook` (type invariant).
+        (!dev.is_null()).then(|| unsafe { NetDevice::from_raw(dev) })
+    }
+}
+
+impl Deref for RxSkb<'_> {
+    type Target = SkBuff;
+
+    fn deref(&self) -> &SkBuff {
+        &self.skb
+    }
+}
+
+impl DerefMut for RxSkb<'_> {
+    fn deref_mut(&mut self) -> &mut SkBuff {
+        &mut self.skb
     }
 }
 

@@ -12,7 +12,10 @@
 //!
 //! C header: [`include/linux/netfilter.h`](srctree/include/linux/netfilter.h)
 
-use super::skb::SkBuff;
+use super::skb::{
+    RxSkb,
+    SkBuff, //
+};
 use crate::{
     bindings,
     errno::to_result, //
@@ -33,7 +36,7 @@ pub(crate) trait TapHandler: Send + Sync + 'static {
     /// Takes `skb` (a datagram to port 4791, IPv4 without options or IPv6
     /// with UDP as the next header; its UDP header is not checked yet), or
     /// gives it back to go on to the UDP layer.
-    fn receive(&self, skb: SkBuff) -> Result<(), SkBuff>;
+    fn receive<'hook>(&self, skb: RxSkb<'hook>) -> Result<(), RxSkb<'hook>>;
 }
 
 /// The registered tap with its handler; unregistered on drop, after which
@@ -73,12 +76,13 @@ impl<H: TapHandler> Tap<H> {
             return false;
         };
         // SAFETY: The caller's reference, ours if we return `true`; if the
-        // handler gives the buffer back, so do we.
-        let skb = unsafe { SkBuff::from_raw(skb) };
+        // handler gives the buffer back, so do we. The stack is receiving
+        // it: its netdev is valid during this call.
+        let skb = unsafe { RxSkb::new(SkBuff::from_raw(skb)) };
         match handler.receive(skb) {
             Ok(()) => true,
             Err(skb) => {
-                let _ = skb.into_raw();
+                let _ = skb.into_skb().into_raw();
                 false
             }
         }

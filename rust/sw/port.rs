@@ -20,7 +20,7 @@ use super::{
 use crate::{
     net::{
         device::NetDevice,
-        skb::SkBuff,
+        skb::RxSkb,
         tap::TapHandler, //
     },
     rdma::{
@@ -149,7 +149,7 @@ impl Drop for PortBinding {
 }
 
 impl TapHandler for Ports {
-    fn receive(&self, skb: SkBuff) -> Result<(), SkBuff> {
+    fn receive<'hook>(&self, skb: RxSkb<'hook>) -> Result<(), RxSkb<'hook>> {
         let (dev, rxe) = match skb.rx_real_dev() {
             None => (None, false),
             Some(ndev) => {
@@ -176,7 +176,6 @@ impl TapHandler for Ports {
             dev.wire_counters().count(Count::YieldRxe);
             return Err(skb);
         }
-        receive::receive(&dev, skb);
-        Ok(())
+        receive::receive(&dev, skb)
     }
 }

@@ -26,7 +26,7 @@ use super::{
         Malformed, //
     },
 };
-use crate::net::skb::SkBuff;
+use crate::net::skb::RxSkb;
 use crate::rdma::{
     cq::{
         UserWc,
@@ -154,16 +154,44 @@ pub(super) fn deliver(
     Delivery::Done
 }
 
-/// Receives a packet from the wire for this device (softirq): soft-RoCE's
-/// checks (`rxe_recv.c:rxe_rcv`: the headers and the ICRC, the
-/// destination address among the port's GIDs, the QP, its state, the
-/// P_Key and the Q_Key), then delivery. Every packet is counted, as
-/// received or by the reason it was dropped.
-pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
+/// Whether a packet of headers `head` that came in on `skb`'s netdev is
+/// this device's to take: for one of the port's RoCE v2 GIDs on that
+/// netdev (or VLAN: `rxe_recv.c:rxe_chk_dgid`; multicast has no groups on
+/// rv0 yet) and one of its QPs, read from the headers alone.
+fn for_us(dev: &DriverDevice<Rv>, skb: &RxSkb<'_>, head: &[u8]) -> bool {
+    let Some((dgid, qpn)) = wire::destination(head) else {
+        return false;
+    };
+    if dgid.is_multicast() || qpn == 0 || qpn == MULTICAST_QPN {
+        return false;
+    }
+    let guard = rcu::read_lock();
+    dev.qp_table().get(&guard, qpn).is_some()
+        && skb
+            .rx_dev()
+            .is_some_and(|ndev| GidAttr::has_roce_v2(dev.device(), u32::from(PORT), &dgid, ndev))
+}
+
+/// Receives a packet from the wire for this device (softirq). One that is
+/// not for a GID of the port and a QP of the device goes back to the
+/// network stack as it came (`Err`), for the UDP layer and its sockets.
+/// The rest is taken: soft-RoCE's checks (`rxe_recv.c:rxe_rcv`: the
+/// headers and the ICRC, the QP, its state, the P_Key and the Q_Key), then
+/// delivery. Every packet is counted, as passed on, as received or by the
+/// reason it was dropped.
+pub(crate) fn receive<'hook>(
+    dev: &DriverDevice<Rv>,
+    mut skb: RxSkb<'hook>,
+) -> Result<(), RxSkb<'hook>> {
     let counters = dev.wire_counters();
+    let mut head = [0u8; wire::DESTINATION_BYTES];
+    if !for_us(dev, &skb, skb.copy_head(&mut head)) {
+        counters.count(Count::PassedOn);
+        return Err(skb);
+    }
     if skb.linearize().is_err() {
         counters.count(Count::Header);
-        return;
+        return Ok(());
     }
     let csum_known_good = skb.csum_unnecessary();
     let bytes = skb.network_bytes();
@@ -177,23 +205,9 @@ pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
                 Malformed::Length => Count::Length,
                 Malformed::Icrc => Count::Icrc,
             });
-            return;
+            return Ok(());
         }
     };
-    // `rxe_recv.c:rxe_chk_dgid`: one of the port's RoCE v2 GIDs, on the
-    // netdev (or VLAN) it came in on; multicast has no groups on rv0 yet.
-    let ours = !pkt.dgid.is_multicast()
-        && skb.rx_dev().is_some_and(|ndev| {
-            GidAttr::has_roce_v2(dev.device(), u32::from(PORT), &pkt.dgid, ndev)
-        });
-    if !ours {
-        counters.count(Count::Gid);
-        return;
-    }
-    if pkt.dest_qpn == 0 || pkt.dest_qpn == MULTICAST_QPN {
-        counters.count(Count::Qpn);
-        return;
-    }
     let mut grh = [0u8; GRH_LEN];
     // The GRH a UD receive gets: the packet's own IP header
     // (`rxe_resp.c:send_data_in`), after 20 zero bytes for IPv4.
@@ -209,11 +223,11 @@ pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
     let guard = rcu::read_lock();
     let Some(dest) = dev.qp_table().borrow(&guard, pkt.dest_qpn) else {
         counters.count(Count::Qpn);
-        return;
+        return Ok(());
     };
     if !wire::pkey_ok(pkt.pkey) {
         counters.count(Count::Pkey);
-        return;
+        return Ok(());
     }
     counters.count(match deliver(dev, &guard, dest, &msg) {
         Delivery::Done => Count::Received,
@@ -223,7 +237,8 @@ pub(crate) fn receive(dev: &DriverDevice<Rv>, mut skb: SkBuff) {
         Delivery::NoBuffer => Count::NoBuffer,
     });
     drop(guard);
-    skb.consume();
+    skb.into_skb().consume();
+    Ok(())
 }
 
 /// Why a message could not be written into a receive buffer.

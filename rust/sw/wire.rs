@@ -276,8 +276,6 @@ pub(crate) enum Malformed {
 pub(crate) struct Incoming<'a> {
     /// The IP header: 20 bytes of IPv4, or 40 of IPv6.
     pub(crate) ip_header: &'a [u8],
-    /// The destination address as a GID (IPv4-mapped for IPv4).
-    pub(crate) dgid: Gid,
     pub(crate) solicited: bool,
     pub(crate) pkey: u16,
     pub(crate) dest_qpn: u32,
@@ -288,6 +286,54 @@ pub(crate) struct Incoming<'a> {
     pub(crate) payload: &'a [u8],
 }
 
+/// The IPv6 extension headers that may come before UDP and have the
+/// common layout (next header, length in 8-byte units after the first 8):
+/// hop-by-hop options, routing, destination options. A fragment is not
+/// looked into (the tap leaves fragments to the stack).
+const IPV6_EXT: [u8; 3] = [0, 43, 60];
+
+/// The most bytes [`destination`] reads: an IPv6 header with extension
+/// headers, then UDP and the BTH; longer chains are left to the stack.
+pub(crate) const DESTINATION_BYTES: usize = 128;
+
+/// Where a received datagram to port 4791 is going, from its headers
+/// alone, before anything is checked or spent (the ICRC): the destination
+/// address as a GID (IPv4-mapped for IPv4) and the destination QP of its
+/// BTH. `None` when the headers do not reach the end of a BTH within
+/// `bytes`: then it is no packet rv0 could take.
+pub(crate) fn destination(bytes: &[u8]) -> Option<(Gid, u32)> {
+    let mut g = [0u8; 16];
+    let udp_at = match bytes.first()? >> 4 {
+        4 => {
+            let h = bytes.get(..IPV4_LEN)?;
+            g[10] = 0xff;
+            g[11] = 0xff;
+            g[12..].copy_from_slice(&h[16..20]);
+            // Options included: such a packet is taken and dropped for its
+            // header, as soft-RoCE's pseudo-header cannot cover them.
+            usize::from(h[0] & 0x0f) * 4
+        }
+        6 => {
+            let h = bytes.get(..IPV6_LEN)?;
+            g.copy_from_slice(&h[24..40]);
+            let (mut next, mut at) = (h[6], IPV6_LEN);
+            while next != IPPROTO_UDP {
+                if !IPV6_EXT.contains(&next) {
+                    return None;
+                }
+                let e = bytes.get(at..at + 2)?;
+                next = e[0];
+                at += (usize::from(e[1]) + 1) * 8;
+            }
+            at
+        }
+        _ => return None,
+    };
+    let bth = udp_at.checked_add(UDP_LEN)?;
+    let b = bytes.get(bth..bth + BTH_LEN)?;
+    Some((Gid::new(g), u32::from_be_bytes([0, b[5], b[6], b[7]])))
+}
+
 /// Parses and checks a received IP packet: the UDP layer's checks
 /// (length; a non-zero checksum, unless `csum_known_good`: the packet's
 /// checksum state says it needs no reading, as `udp_lib_checksum_complete`
@@ -296,7 +342,7 @@ pub(crate) struct Incoming<'a> {
 /// checked it).
 pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>, Malformed> {
     let version = bytes.first().ok_or(Malformed::Header)? >> 4;
-    let (hl, udp_room, dgid) = match version {
+    let (hl, udp_room) = match version {
         4 => {
             let h = bytes.get(..IPV4_LEN).ok_or(Malformed::Header)?;
             // Options would shift the ICRC's pseudo-header (soft-RoCE
@@ -305,11 +351,7 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
                 return Err(Malformed::Header);
             }
             let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
-            let mut g = [0u8; 16];
-            g[10] = 0xff;
-            g[11] = 0xff;
-            g[12..].copy_from_slice(&h[16..20]);
-            (IPV4_LEN, total.min(bytes.len()), Gid::new(g))
+            (IPV4_LEN, total.min(bytes.len()))
         }
         6 => {
             let h = bytes.get(..IPV6_LEN).ok_or(Malformed::Header)?;
@@ -317,9 +359,7 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
                 return Err(Malformed::Header);
             }
             let payload = usize::from(u16::from_be_bytes([h[4], h[5]]));
-            let mut g = [0u8; 16];
-            g.copy_from_slice(&h[24..40]);
-            (IPV6_LEN, (IPV6_LEN + payload).min(bytes.len()), Gid::new(g))
+            (IPV6_LEN, (IPV6_LEN + payload).min(bytes.len()))
         }
         _ => return Err(Malformed::Header),
     };
@@ -363,7 +403,6 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     });
     Ok(Incoming {
         ip_header: ip,
-        dgid,
         solicited: b[1] & 0x80 != 0,
         pkey: u16::from_be_bytes([b[2], b[3]]),
         dest_qpn: word(4) & MASK_24,
@@ -416,9 +455,11 @@ pub(crate) enum Count {
     Length,
     /// Dropped: bad ICRC.
     Icrc,
-    /// Dropped: the destination address is not a GID of the port.
-    Gid,
-    /// Dropped: no such QP (or multicast, which has no groups yet).
+    /// Not taken, left to the UDP layer: not for a GID of the port on the
+    /// netdev it came in on, or for no QP of the device, or too short to
+    /// say (multicast too, which has no groups yet).
+    PassedOn,
+    /// Dropped: the QP went away while the packet was checked.
     Qpn,
     /// Dropped: the QP is not ready to receive.
     State,
@@ -444,7 +485,7 @@ const COUNT_NAMES: [&str; 16] = [
     "drop_opcode",
     "drop_length",
     "drop_icrc",
-    "drop_gid",
+    "passed_on",
     "drop_qpn",
     "drop_state",
     "drop_pkey",
