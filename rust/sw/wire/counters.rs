@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What a device counts on its wire (the `wire` debugfs file).
+
+use kernel::{
+    debugfs::Writer,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
+};
+
+/// What a device counts on the wire: packets sent, and every received
+/// packet as delivered or by why it was dropped (the `wire` debugfs file).
+#[derive(Clone, Copy)]
+pub(crate) enum Count {
+    /// Packets handed to the IP layer.
+    Sent,
+    /// Sends that failed: no route, no memory, or refused by the IP layer.
+    SendError,
+    /// Received packets written into a receive buffer.
+    Received,
+    /// Dropped: bad IP or UDP header.
+    Header,
+    /// Dropped: bad UDP checksum.
+    UdpChecksum,
+    /// Dropped: transport version or opcode (not a UD SEND).
+    Opcode,
+    /// Dropped: too short for its headers.
+    Length,
+    /// Dropped: bad ICRC.
+    Icrc,
+    /// Not taken, left to the UDP layer: not for a GID of the port on the
+    /// netdev it came in on, or for no QP of the device, or too short to
+    /// say (multicast too, which has no groups yet).
+    PassedOn,
+    /// Dropped: the QP went away while the packet was checked.
+    Qpn,
+    /// Dropped: the QP is not ready to receive.
+    State,
+    /// Dropped: the P_Key does not match.
+    Pkey,
+    /// Dropped: the Q_Key does not match.
+    Qkey,
+    /// Dropped: the QP is in error (its receives flushed).
+    Flushed,
+    /// Dropped: no receive posted, or too small a buffer.
+    NoBuffer,
+    /// Left to soft-RoCE, which has a device on the same netdev.
+    YieldRxe,
+}
+
+/// The names of the counts, in the order of [`Count`].
+const COUNT_NAMES: [&str; 16] = [
+    "sent",
+    "send_error",
+    "received",
+    "drop_header",
+    "drop_udp_checksum",
+    "drop_opcode",
+    "drop_length",
+    "drop_icrc",
+    "passed_on",
+    "drop_qpn",
+    "drop_state",
+    "drop_pkey",
+    "drop_qkey",
+    "drop_flushed",
+    "drop_no_buffer",
+    "yield_rxe",
+];
+
+/// The counters of a device's wire.
+pub(crate) struct Counters([Atomic<u64>; COUNT_NAMES.len()]);
+
+impl Counters {
+    pub(crate) fn new() -> Self {
+        Self(core::array::from_fn(|_| Atomic::new(0)))
+    }
+
+    /// Counts one `what`. Any context.
+    pub(crate) fn count(&self, what: Count) {
+        // CAST: An index of the array (one name per variant).
+        self.0[what as usize].fetch_add(1, Relaxed);
+    }
+}
+
+impl Writer for Counters {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (name, n) in COUNT_NAMES.iter().zip(self.0.iter()) {
+            writeln!(f, "{} {}", name, n.load(Relaxed))?;
+        }
+        Ok(())
+    }
+}
