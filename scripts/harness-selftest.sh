@@ -217,6 +217,20 @@ if [ -d "$("$top/scripts/kdir-path.sh" src)/tools/testing/selftests/kselftest" ]
 		sed 's/^/# /' "$tmp/unknown.log"
 		not_ok "unknown: run_suite.sh fails a run of an unknown test"
 	fi
+	# The same for a name the suite's boot is to leave out (RVERBS_EXCEPT,
+	# the second boot's tests): here every test of the run is left out,
+	# so nothing runs but the failed case.
+	RVERBS_EXCEPT="rverbs_package.sh typo.sh rverbs_modsig.sh" RVERBS_LANE=modsig \
+		"$top/tests/run_suite.sh" "$tmp/bin" >"$tmp/except.log" 2>&1
+	run_rc=$?
+	"$top/scripts/ktap-summary.sh" "$tmp/except.log" "$tmp/skips" >"$tmp/except.out" 2>&1
+	sum_rc=$?
+	if [ "$run_rc" -ne 0 ] && ! grep -q 'selftests: rverbs: rverbs_package.sh$' "$tmp/except.log"; then
+		expect_fail except typo.sh "no such test" "$sum_rc"
+	else
+		sed 's/^/# /' "$tmp/except.log"
+		not_ok "except: run_suite.sh fails a run that leaves out an unknown test, and runs no test it left out"
+	fi
 else
 	not_ok "unknown: the kernel source's kselftest runner is missing (make kdir first)"
 fi

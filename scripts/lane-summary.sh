@@ -31,6 +31,7 @@ vm_dir() {
 	case $1 in
 	suite | main) echo "$out/vm" ;;
 	side) echo "$out/vm-side" ;;
+	second) echo "$out/vm-second" ;;
 	modsig) echo "$out/modsig/vm" ;;
 	*) echo "$out/$1" ;;
 	esac
