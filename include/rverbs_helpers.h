@@ -105,6 +105,11 @@ struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len);
 u8 *rverbs_skb_data(const struct sk_buff *skb, size_t *len);
 void rverbs_kfree_skb(struct sk_buff *skb);
 void rverbs_consume_skb(struct sk_buff *skb);
+bool rverbs_skb_set_tx_owner(struct sk_buff *skb, void (*destructor)(struct sk_buff *),
+			     void *owner);
+void *rverbs_skb_tx_owner(const struct sk_buff *skb);
+void rverbs_tx_skb_put(void);
+void rverbs_tx_barrier(void);
 int rverbs_ip_local_out(struct sk_buff *skb, struct dst_entry *dst, bool ipv6,
 			unsigned int ip_hlen);
 u32 rverbs_crc32_le(u32 crc, const u8 *p, size_t len);

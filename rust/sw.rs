@@ -27,4 +27,5 @@ pub(crate) mod mr;
 pub(crate) mod port;
 pub(crate) mod qp;
 pub(crate) mod receive;
+pub(crate) mod tx;
 pub(crate) mod wire;

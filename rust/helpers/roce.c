@@ -16,6 +16,7 @@
  */
 
 #include <linux/crc32.h>
+#include <linux/delay.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -246,6 +247,71 @@ void rverbs_kfree_skb(struct sk_buff *skb)
 void rverbs_consume_skb(struct sk_buff *skb)
 {
 	consume_skb(skb);
+}
+
+/*
+ * Transmit buffers with an owner (rust/net/skb.rs, SkBuff::set_tx_owner;
+ * rv0's backpressure, rust/sw/tx.rs): the buffer's destructor, a function
+ * of the Rust side, gets the owner back when the buffer is freed, wherever
+ * that is: dropped by a qdisc, freed by the driver, or orphaned by the
+ * receiving IP layer (ip_rcv_core(), for a veth peer).  As xsk and SCTP
+ * do with their own buffers, the owner rides in
+ * skb_shinfo(skb)->destructor_arg, which only zero-copy buffers
+ * (SKBFL_ZEROCOPY_ENABLE, never set on these) use otherwise.
+ * rverbs_tx_skbs counts the buffers whose destructor is the module's, so
+ * that the module is not unloaded under one (rverbs_tx_barrier()).
+ */
+static atomic_long_t rverbs_tx_skbs = ATOMIC_LONG_INIT(0);
+
+/* Gives @skb @destructor and @owner, unless it has a destructor already. */
+bool rverbs_skb_set_tx_owner(struct sk_buff *skb, void (*destructor)(struct sk_buff *),
+			     void *owner)
+{
+	if (skb->destructor)
+		return false;
+	atomic_long_inc(&rverbs_tx_skbs);
+	skb_shinfo(skb)->destructor_arg = owner;
+	skb->destructor = destructor;
+	return true;
+}
+
+/* The owner rverbs_skb_set_tx_owner() gave @skb. */
+void *rverbs_skb_tx_owner(const struct sk_buff *skb)
+{
+	return skb_shinfo(skb)->destructor_arg;
+}
+
+/*
+ * The last thing a destructor of rverbs_skb_set_tx_owner() does: counted
+ * out inside a read-side section, so that once the count is 0 a grace
+ * period later no destructor is before this point (rverbs_tx_barrier()).
+ */
+void rverbs_tx_skb_put(void)
+{
+	rcu_read_lock();
+	atomic_long_dec(&rverbs_tx_skbs);
+	rcu_read_unlock();
+}
+
+/*
+ * Waits until no buffer of rverbs_skb_set_tx_owner() is left anywhere (a
+ * qdisc may hold one for as long as it is configured to), then for a grace
+ * period: the module's exit, after its devices are gone.  May sleep.
+ */
+void rverbs_tx_barrier(void)
+{
+	unsigned long start = jiffies;
+	bool told = false;
+
+	while (atomic_long_read(&rverbs_tx_skbs)) {
+		if (!told && time_after(jiffies, start + 10 * HZ)) {
+			pr_warn("rverbs: waiting for %ld transmit buffers still queued\n",
+				atomic_long_read(&rverbs_tx_skbs));
+			told = true;
+		}
+		msleep(20);
+	}
+	synchronize_rcu();
 }
 
 /*

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::bindings;
 use core::{
+    ffi::c_void,
     marker::PhantomData,
     ops::{
         Deref,
@@ -18,7 +19,10 @@ use core::{
     },
     ptr::NonNull,
 };
-use kernel::prelude::*;
+use kernel::{
+    prelude::*,
+    sync::Arc, //
+};
 
 /// A socket buffer owned by this object: freed (as dropped, `kfree_skb`)
 /// unless it is consumed, sent, or given back to the network stack.
@@ -119,6 +123,26 @@ impl SkBuff {
     pub(crate) fn consume(self) {
         // SAFETY: Ours (type invariant), given up here.
         unsafe { bindings::rverbs_consume_skb(self.into_raw().as_ptr()) };
+    }
+
+    /// Gives the buffer an owner, which [`TxOwner::released`] gets back
+    /// when the buffer is freed (sent, dropped by a qdisc, or orphaned by a
+    /// receiving IP layer); the module's exit waits for every such buffer
+    /// ([`tx_barrier`]). `Err(owner)` if the buffer has a destructor
+    /// already (it belongs to a socket).
+    pub(crate) fn set_tx_owner<O: TxOwner>(&mut self, owner: Arc<O>) -> Result<(), Arc<O>> {
+        let arg = Arc::into_raw(owner).cast_mut().cast::<c_void>();
+        // SAFETY: The buffer is ours (type invariant). When the helper sets
+        // the destructor, the buffer holds `arg`'s reference until the
+        // destructor, `tx_destructor::<O>`, takes it back.
+        if unsafe {
+            bindings::rverbs_skb_set_tx_owner(self.skb.as_ptr(), Some(tx_destructor::<O>), arg)
+        } {
+            return Ok(());
+        }
+        // SAFETY: Not given to the buffer: still the reference of
+        // `into_raw` above.
+        Err(unsafe { Arc::from_raw(arg.cast::<O>().cast_const()) })
     }
 
     /// Sends a whole IP packet (its IP header of `ip_hlen` bytes first,
@@ -236,4 +260,43 @@ impl Drop for SkBuff {
 pub(crate) fn crc32_le(crc: u32, bytes: &[u8]) -> u32 {
     // SAFETY: `bytes` is valid for reads of its length.
     unsafe { bindings::rverbs_crc32_le(crc, bytes.as_ptr(), bytes.len()) }
+}
+
+/// What owns transmit buffers ([`SkBuff::set_tx_owner`]) and is told when
+/// each is freed.
+pub(crate) trait TxOwner: Send + Sync + Sized + 'static {
+    /// One of the owner's buffers was freed, with the reference it held.
+    /// Any context but hard interrupts (a buffer freed there is freed
+    /// through a softirq): no sleeping, and only locks that disable bottom
+    /// halves.
+    fn released(this: Arc<Self>);
+}
+
+/// The destructor of a buffer of [`SkBuff::set_tx_owner`] for owners of
+/// type `O`.
+///
+/// # Safety
+///
+/// Called by the network stack once, as the destructor of a buffer that
+/// `set_tx_owner::<O>` gave it to.
+unsafe extern "C" fn tx_destructor<O: TxOwner>(skb: *mut bindings::sk_buff) {
+    // SAFETY: The buffer is being freed (the caller's promise) and still
+    // holds the owner `set_tx_owner` gave it.
+    let arg = unsafe { bindings::rverbs_skb_tx_owner(skb) };
+    // SAFETY: `arg` is the reference of `set_tx_owner::<O>` (the same type:
+    // each `O` has its own destructor), given back here once.
+    let owner = unsafe { Arc::<O>::from_raw(arg.cast::<O>().cast_const()) };
+    O::released(owner);
+    // SAFETY: The count of `rverbs_skb_set_tx_owner` for this buffer, the
+    // destructor's last step.
+    unsafe { bindings::rverbs_tx_skb_put() };
+}
+
+/// Waits until no buffer of [`SkBuff::set_tx_owner`] is left and no such
+/// destructor runs: the module's exit, after its devices are gone. It
+/// sleeps, for as long as a qdisc keeps a buffer.
+pub(crate) fn tx_barrier() {
+    kernel::task::might_sleep();
+    // SAFETY: No argument; process context.
+    unsafe { bindings::rverbs_tx_barrier() };
 }

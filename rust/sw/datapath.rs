@@ -26,6 +26,7 @@ use super::{
         SendState,
         SwQp, //
     },
+    tx::TxFlow,
     wire::{
         self,
         Count,
@@ -115,7 +116,15 @@ pub(super) fn error_wc(wr_id: u64, status: u32, qpn: u32) -> UserWc {
 /// user QP, then what soft-RoCE's requester and completer do). `EINVAL`
 /// below RTS.
 pub(crate) fn post_send(dev: &DriverDevice<Rv>, qp: &SwQp) -> Result {
-    let qp = qp.core();
+    send_queue(dev, qp.core())
+}
+
+/// Sends what the send ring of `qp` holds, as the doorbell and the send
+/// work of [`super::tx`] do. It stops early, leaving the rest posted,
+/// when the QP has [`super::tx::INFLIGHT_HIGH`] packets in flight; the
+/// send work calls it again when they are down to
+/// [`super::tx::INFLIGHT_LOW`]. `EINVAL` below RTS. Process context.
+pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &QpCore) -> Result {
     let state = qp.state();
     if !may_post(state) {
         return Err(EINVAL);
@@ -139,6 +148,13 @@ pub(crate) fn post_send(dev: &DriverDevice<Rv>, qp: &SwQp) -> Result {
             crate::rdma::cond_resched();
         }
         first = false;
+        let flushing = qp.state() == QpState::Err;
+        // Backpressure: the rest waits for packets in flight to be freed
+        // (`rxe_req.c:rxe_requester`, `need_req_skb`).
+        if !flushing && qp.tx.full() {
+            dev.wire_counters().count(Count::SendWait);
+            break;
+        }
         let SendState {
             consumer,
             wqe,
@@ -148,7 +164,6 @@ pub(crate) fn post_send(dev: &DriverDevice<Rv>, qp: &SwQp) -> Result {
         let Some(w) = SendWqe::new(wqe) else {
             break;
         };
-        let flushing = qp.state() == QpState::Err;
         let with_imm = w.opcode() == WR_SEND_WITH_IMM;
         let (status, byte_len) = if flushing {
             (WC_WR_FLUSH_ERR, 0)
@@ -265,7 +280,7 @@ fn send_one(
     if av.dmac == ndev.mac() {
         loopback(dev, &out);
     } else {
-        transmit(dev, &gid_ndev, &out)?;
+        transmit(dev, qp, &gid_ndev, &out)?;
     }
     next_psn(qp);
     // CAST: At most the MTU.
@@ -307,13 +322,19 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
     }
 }
 
-/// Sends a packet through the IP layer, along the route from the source
-/// address out of `ndev`, the source GID's netdev (`rxe_net.c:prepare4`,
-/// `prepare6`, `rxe_send`): no route, no memory, or a packet the IP layer did not
-/// take, and the send completes with `IB_WC_LOC_QP_OP_ERR`
-/// (`rxe_req.c:rxe_requester`).
+/// Sends a packet of `qp` through the IP layer, along the route from the
+/// source address out of `ndev`, the source GID's netdev
+/// (`rxe_net.c:prepare4`, `prepare6`, `rxe_send`): no route, no memory, or
+/// a packet the IP layer did not take (a negative error), and the send
+/// completes with `IB_WC_LOC_QP_OP_ERR` (`rxe_req.c:rxe_requester`). A
+/// packet the IP layer took and a qdisc then dropped (`NET_XMIT_DROP`, or
+/// `NET_XMIT_CN`: dropped packets of its class) is a datagram lost on the
+/// way: the send completes, as a UDP socket's does (without `IP_RECVERR`,
+/// `udp_send_skb`), counted as `send_dropped`; soft-RoCE 7.2 fails the QP
+/// there instead.
 fn transmit(
     dev: &DriverDevice<Rv>,
+    qp: &QpCore,
     ndev: &NetDevice,
     out: &Outgoing<'_>,
 ) -> core::result::Result<(), u32> {
@@ -338,10 +359,15 @@ fn transmit(
         return Err(WC_LOC_QP_OP_ERR);
     };
     out.write(skb.data_mut());
+    TxFlow::attach(&qp.tx, &mut skb);
     // CAST: 20 or 40.
     match skb.ip_local_out(route, out.is_ipv6(), out.ip_header_len() as u32) {
         Ok(()) => {
             counters.count(Count::Sent);
+            Ok(())
+        }
+        Err(ret) if ret > 0 => {
+            counters.count(Count::SendDropped);
             Ok(())
         }
         Err(_) => {

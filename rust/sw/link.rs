@@ -200,6 +200,18 @@ pub(crate) struct SoftRoce {
     devices: UnregisterAll,
     #[pin]
     events: NetdevNotifier<Events>,
+    // Last: no transmit buffer of a device left anywhere.
+    tx_barrier: TxBarrier,
+}
+
+/// Waits, when dropped, until no transmit buffer of rverbs is left in the
+/// network stack ([`super::tx::barrier`]).
+struct TxBarrier;
+
+impl Drop for TxBarrier {
+    fn drop(&mut self) {
+        super::tx::barrier();
+    }
 }
 
 impl SoftRoce {
@@ -225,6 +237,7 @@ impl SoftRoce {
                     newlink <- new_mutex!(()),
                 }? Error)),
                 devices: UnregisterAll(devices),
+                tx_barrier: TxBarrier,
             }? Error))
         })
     }

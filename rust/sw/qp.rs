@@ -13,7 +13,8 @@
 use super::{
     cq::CqCore,
     device::Rv,
-    ids::Ids, //
+    ids::Ids,
+    tx::TxFlow, //
 };
 use crate::sync::{
     new_spinlock_bh,
@@ -164,6 +165,8 @@ pub(crate) struct QpCore {
     /// ([`QpCore::flush_later`]).
     #[pin]
     flush: Work<QpCore>,
+    /// Its packets in flight, and what resumes its sending.
+    pub(crate) tx: Arc<TxFlow>,
 }
 
 impl_has_work! {
@@ -289,6 +292,7 @@ pub(crate) fn create_qp(
         rwqe.resize(rq.elem_size(), 0, GFP_KERNEL)?;
         let mut payload = KVec::new();
         payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
+        let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
         let core = Arc::pin_init(
             pin_init!(QpCore {
                 qpn,
@@ -313,12 +317,15 @@ pub(crate) fn create_qp(
                     wqe: rwqe,
                 }),
                 flush <- new_work!("QpCore::flush"),
+                tx,
             }),
             GFP_KERNEL,
         )?;
         dev.qp_table().insert(qpn, core.clone())?;
         req.set_cap(cap);
         req.set_qp_num(qpn);
+        // Last: the flow holds the QP until `destroy_qp`.
+        core.tx.arm(dev, core.clone());
         Ok(SwQp { core })
     })();
     if qp.is_err() {
@@ -479,5 +486,8 @@ pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
     // drains its tasks at destruction, `rxe_qp.c:rxe_qp_do_cleanup`), so
     // that no work item holds the QP, its rings or its CQs after this.
     qp.core.wait_flush();
+    // Nothing resumes its sending now; its packets still in flight keep
+    // only the flow (`super::tx`).
+    qp.core.tx.disarm();
     dev.qps().put(qpn);
 }

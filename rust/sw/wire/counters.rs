@@ -18,6 +18,11 @@ pub(crate) enum Count {
     Sent,
     /// Sends that failed: no route, no memory, or refused by the IP layer.
     SendError,
+    /// Packets the IP layer took and a qdisc dropped (the send completed).
+    SendDropped,
+    /// Doorbells that stopped at the QP's packets in flight, resumed when
+    /// they were freed ([`crate::sw::tx`]).
+    SendWait,
     /// Received packets written into a receive buffer.
     Received,
     /// Dropped: bad IP or UDP header.
@@ -51,9 +56,11 @@ pub(crate) enum Count {
 }
 
 /// The names of the counts, in the order of [`Count`].
-const COUNT_NAMES: [&str; 16] = [
+const COUNT_NAMES: [&str; 18] = [
     "sent",
     "send_error",
+    "send_dropped",
+    "send_wait",
     "received",
     "drop_header",
     "drop_udp_checksum",
