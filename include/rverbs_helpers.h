@@ -95,6 +95,8 @@ bool rverbs_netif_is_lag(const struct net_device *dev);
 typedef bool (*rverbs_tap_fn)(void *priv, struct sk_buff *skb);
 int rverbs_tap_register(rverbs_tap_fn handler, void *priv);
 void rverbs_tap_unregister(void);
+void *rverbs_tap_net_get(struct net_device *dev);
+void rverbs_tap_net_put(void *entry);
 struct net_device *rverbs_skb_rx_real_dev(const struct sk_buff *skb);
 struct net_device *rverbs_skb_dev(const struct sk_buff *skb);
 bool rverbs_skb_csum_unnecessary(const struct sk_buff *skb);

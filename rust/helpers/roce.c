@@ -4,12 +4,13 @@
  * transmission through the IP layer without a socket, and the tap that
  * receives RoCE v2 datagrams.  Prototypes in include/rverbs_helpers.h.
  *
- * The tap is a netfilter LOCAL_IN hook registered in every network
- * namespace by a pernet_operations (Documentation/rv0-datapath.rst,
- * "Part 3", option (c)): no UDP port is bound, so soft-RoCE keeps its own
- * socket on port 4791 in any namespace.  The hook takes a datagram to port
- * 4791 only if the Rust side claims it (it arrived on the netdev of an rv
- * device); everything else goes on to the UDP layer.  netfilter's types are
+ * The tap is a netfilter LOCAL_IN hook registered in each network
+ * namespace that has an rv device, while it has one (rverbs_tap_net_get();
+ * Documentation/rv0-datapath.rst, "Part 3", option (c)): no UDP port is
+ * bound, so soft-RoCE keeps its own socket on port 4791 in any namespace.
+ * The hook takes a datagram to port 4791 only if the Rust side claims it
+ * (it arrived on the netdev of an rv device); everything else goes on to
+ * the UDP layer.  netfilter's types are
  * not in the kernel crate's bindings, so the two static tables stay here:
  * one tap per module, whose handler the Rust side registers with
  * rverbs_tap_register() and removes with rverbs_tap_unregister().
@@ -20,9 +21,11 @@
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/mutex.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/dst.h>
 #include <net/ip.h>
@@ -56,6 +59,7 @@ static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 	struct udphdr _uh;
 	const struct udphdr *uh;
 	unsigned int udp_off;
+	rverbs_tap_fn handler;
 
 	if (skb->protocol == htons(ETH_P_IP)) {
 		if (ip_hdr(skb)->protocol != IPPROTO_UDP)
@@ -88,10 +92,12 @@ static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 	    !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
 		return NF_ACCEPT;
 	/*
-	 * The handler is set before the hook is registered anywhere and
-	 * cleared after it is unregistered everywhere and a grace period.
+	 * The handler is set before the hook is registered anywhere, and the
+	 * hook is unregistered everywhere when it is cleared; its data stays
+	 * a grace period longer (rverbs_tap_unregister()).
 	 */
-	return rverbs_tap_handler(rverbs_tap_priv, skb) ? NF_STOLEN : NF_ACCEPT;
+	handler = READ_ONCE(rverbs_tap_handler);
+	return handler && handler(rverbs_tap_priv, skb) ? NF_STOLEN : NF_ACCEPT;
 }
 
 static const struct nf_hook_ops rverbs_tap_ops = {
@@ -105,18 +111,107 @@ static const struct nf_hook_ops rverbs_tap_ops = {
 	.priority = NF_IP_PRI_SELINUX_LAST + 1,
 };
 
-static int __net_init rverbs_tap_net_init(struct net *net)
+/*
+ * The namespaces the hook is registered in: only those with an rv device,
+ * and only while they have one (rverbs_tap_net_get(), one use per bound
+ * device).  Every other namespace, and the host's when it has no rv
+ * device, pays nothing for rverbs on its packets.  An entry lives while it
+ * has users; its namespace may go first (a device's unregistration runs
+ * from a work item after its netdev's): the pernet exit then unregisters
+ * the hook there and forgets the namespace, and the last put frees the
+ * entry.  All under rverbs_tap_nets_lock.
+ */
+struct rverbs_tap_net {
+	struct list_head list;
+	struct net *net;	/* NULL once the namespace has gone */
+	unsigned int users;
+	bool registered;
+};
+
+static LIST_HEAD(rverbs_tap_nets);
+static DEFINE_MUTEX(rverbs_tap_nets_lock);
+
+static void rverbs_tap_net_unhook(struct rverbs_tap_net *tn)
 {
-	return nf_register_net_hook(net, &rverbs_tap_ops);
+	if (tn->registered)
+		nf_unregister_net_hook(tn->net, &rverbs_tap_ops);
+	tn->registered = false;
 }
 
+/*
+ * One more use of the hook in @dev's namespace: registered there if it is
+ * not yet (and the tap is).  The entry, for rverbs_tap_net_put(); an
+ * ERR_PTR if the namespace is going away or on an error.  May sleep.
+ */
+void *rverbs_tap_net_get(struct net_device *dev)
+{
+	struct net *net = dev_net(dev);
+	struct rverbs_tap_net *tn;
+	int err = 0;
+
+	/* A namespace on its way out gets no hook (its exit may have run). */
+	if (!maybe_get_net(net))
+		return ERR_PTR(-ENODEV);
+	mutex_lock(&rverbs_tap_nets_lock);
+	list_for_each_entry(tn, &rverbs_tap_nets, list)
+		if (tn->net == net)
+			goto found;
+	tn = kzalloc_obj(*tn, GFP_KERNEL);
+	if (!tn) {
+		err = -ENOMEM;
+		goto out;
+	}
+	tn->net = net;
+	list_add(&tn->list, &rverbs_tap_nets);
+found:
+	if (!tn->registered && READ_ONCE(rverbs_tap_handler)) {
+		err = nf_register_net_hook(net, &rverbs_tap_ops);
+		if (err) {
+			if (!tn->users) {
+				list_del(&tn->list);
+				kfree(tn);
+			}
+			goto out;
+		}
+		tn->registered = true;
+	}
+	tn->users++;
+out:
+	mutex_unlock(&rverbs_tap_nets_lock);
+	put_net(net);
+	return err ? ERR_PTR(err) : tn;
+}
+
+/* One use less of @entry's hook: unregistered with the last.  May sleep. */
+void rverbs_tap_net_put(void *entry)
+{
+	struct rverbs_tap_net *tn = entry;
+
+	mutex_lock(&rverbs_tap_nets_lock);
+	if (!--tn->users) {
+		rverbs_tap_net_unhook(tn);
+		list_del(&tn->list);
+		kfree(tn);
+	}
+	mutex_unlock(&rverbs_tap_nets_lock);
+}
+
+/* A namespace goes: its hook with it; its entry forgets it. */
 static void __net_exit rverbs_tap_net_exit(struct net *net)
 {
-	nf_unregister_net_hook(net, &rverbs_tap_ops);
+	struct rverbs_tap_net *tn;
+
+	mutex_lock(&rverbs_tap_nets_lock);
+	list_for_each_entry(tn, &rverbs_tap_nets, list) {
+		if (tn->net == net) {
+			rverbs_tap_net_unhook(tn);
+			tn->net = NULL;
+		}
+	}
+	mutex_unlock(&rverbs_tap_nets_lock);
 }
 
 static struct pernet_operations rverbs_tap_net_ops = {
-	.init = rverbs_tap_net_init,
 	.exit = rverbs_tap_net_exit,
 };
 
@@ -126,31 +221,32 @@ int rverbs_tap_register(rverbs_tap_fn handler, void *priv)
 
 	if (cmpxchg(&rverbs_tap_handler, NULL, handler))
 		return -EBUSY;
-	/* Read by the hook only once it is registered, below. */
+	/* Read by the hook only once it is registered somewhere. */
 	rverbs_tap_priv = priv;
-	/* Registers the hook in every namespace, now and to come. */
+	/* For the namespaces' exits; no hook is registered yet. */
 	err = register_pernet_subsys(&rverbs_tap_net_ops);
-	if (err) {
-		/*
-		 * The namespaces registered before the failure were undone,
-		 * without waiting for hooks still running there.
-		 */
-		synchronize_net();
+	if (err)
 		WRITE_ONCE(rverbs_tap_handler, NULL);
-	}
 	return err;
 }
 
 void rverbs_tap_unregister(void)
 {
+	struct rverbs_tap_net *tn;
+
+	mutex_lock(&rverbs_tap_nets_lock);
+	/* No namespace gets the hook from now on (rverbs_tap_net_get()). */
+	WRITE_ONCE(rverbs_tap_handler, NULL);
+	list_for_each_entry(tn, &rverbs_tap_nets, list)
+		rverbs_tap_net_unhook(tn);
+	mutex_unlock(&rverbs_tap_nets_lock);
 	unregister_pernet_subsys(&rverbs_tap_net_ops);
 	/*
 	 * A hook unregistered may still run on another CPU until a grace
 	 * period has passed (net/netfilter/core.c frees the old table with
-	 * call_rcu).
+	 * call_rcu); the hook reads the handler's data.
 	 */
 	synchronize_net();
-	WRITE_ONCE(rverbs_tap_handler, NULL);
 	rverbs_tap_priv = NULL;
 }
 

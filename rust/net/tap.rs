@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The RoCE v2 tap: every IP datagram to UDP port 4791 delivered to this
-//! host, in every network namespace, is offered to a handler before the
-//! UDP layer sees it; what the handler does not take goes on as before.
+//! host, in a network namespace that asked for it ([`TapNet`]), is offered
+//! to a handler before the UDP layer sees it; what the handler does not
+//! take goes on as before.
 //!
 //! The C side (`rust/helpers/roce.c`) is a netfilter `LOCAL_IN` hook,
-//! registered in each namespace by a `pernet_operations` and unregistered
-//! when the namespace goes away or the tap is dropped. No UDP port is
+//! registered in a namespace while a [`TapNet`] of it lives (one per rv
+//! device bound to a netdev there) and unregistered with the last one, when
+//! the namespace goes away, or when the tap is dropped. Namespaces without
+//! one, the host's included, pay nothing for it on their packets. No UDP port is
 //! bound: soft-RoCE keeps its socket on port 4791 wherever it has one, and
 //! receives every datagram the handler leaves.
 //!
 //! C header: [`include/linux/netfilter.h`](srctree/include/linux/netfilter.h)
 
-use super::skb::{
-    RxSkb,
-    SkBuff, //
+use super::{
+    device::NetDevice,
+    skb::{
+        RxSkb,
+        SkBuff, //
+    },
 };
 use crate::{
     bindings,
@@ -25,6 +31,7 @@ use core::{
     ptr::NonNull, //
 };
 use kernel::{
+    error::from_err_ptr,
     prelude::*,
     sync::Arc, //
 };
@@ -94,5 +101,40 @@ impl<H: TapHandler> Drop for Tap<H> {
         // SAFETY: Registered (type invariant); this unregisters the hook in
         // every namespace and waits until no call runs any more.
         unsafe { bindings::rverbs_tap_unregister() };
+    }
+}
+
+/// The tap's hook in a network namespace: registered there while some
+/// `TapNet` of the namespace lives (and the tap is registered).
+///
+/// # Invariants
+///
+/// The pointer is an entry of `rverbs_tap_net_get`, on which this object
+/// holds one use.
+pub(crate) struct TapNet(NonNull<c_void>);
+
+// SAFETY: The entry is only touched under the C side's mutex, from any
+// thread.
+unsafe impl Send for TapNet {}
+// SAFETY: `&TapNet` allows nothing.
+unsafe impl Sync for TapNet {}
+
+impl TapNet {
+    /// The hook in the namespace of `ndev`, registered there now if it is
+    /// not yet. `ENODEV` if the namespace is going away. May sleep.
+    pub(crate) fn get(ndev: &NetDevice) -> Result<Self> {
+        // SAFETY: `ndev` is valid for the call; the helper uses the
+        // namespace only while it holds a reference on it.
+        let entry = from_err_ptr(unsafe { bindings::rverbs_tap_net_get(ndev.as_raw()) })?;
+        // INVARIANT: An entry (never null) with a use for us.
+        Ok(Self(NonNull::new(entry).ok_or(ENOMEM)?))
+    }
+}
+
+impl Drop for TapNet {
+    fn drop(&mut self) {
+        kernel::task::might_sleep();
+        // SAFETY: Our use of the entry (type invariant), given back once.
+        unsafe { bindings::rverbs_tap_net_put(self.0.as_ptr()) };
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! A device is bound to its netdev from its registration until the netdev
 //! unregisters (or moves to another namespace, which unregisters it
-//! first), or the device goes away. The binding keeps the device's memory
+//! first), or the device goes away; the tap's hook is registered in the
+//! netdev's namespace while a device is bound there ([`TapNet`]). The binding keeps the device's memory
 //! ([`DeviceRef`]), not its registration: a packet takes a registration
 //! reference while it is delivered, and none is taken once the device's
 //! unregistration has begun. The bindings are few (one per rv device), so
@@ -21,7 +22,10 @@ use crate::{
     net::{
         device::NetDevice,
         skb::RxSkb,
-        tap::TapHandler, //
+        tap::{
+            TapHandler,
+            TapNet, //
+        },
     },
     rdma::{
         device::Device,
@@ -108,6 +112,9 @@ impl Ports {
         dev: &DriverDevice<Rv>,
         ndev: &NetDevice,
     ) -> Result<PortBinding> {
+        // The tap's hook in the netdev's namespace, first: registered
+        // there while it has a bound device.
+        let hook = TapNet::get(ndev)?;
         let binding = Arc::new(
             Binding {
                 ndev: Atomic::new(key(ndev)),
@@ -123,6 +130,7 @@ impl Ports {
         Ok(PortBinding {
             ports: self.clone(),
             binding: kept,
+            _hook: hook,
         })
     }
 }
@@ -132,6 +140,8 @@ impl Ports {
 pub(crate) struct PortBinding {
     ports: Arc<Ports>,
     binding: Arc<Binding>,
+    /// Dropped after the binding is out of the list.
+    _hook: TapNet,
 }
 
 impl Drop for PortBinding {
