@@ -21,6 +21,7 @@ pub(crate) mod ah;
 pub(crate) mod cq;
 pub(crate) mod datapath;
 pub(crate) mod device;
+pub(crate) mod flush;
 pub(crate) mod ids;
 pub(crate) mod link;
 pub(crate) mod mr;

@@ -76,37 +76,38 @@ if [ "${RVERBS_LANE:-}" = modsig ]; then
 	make_list "$RVERBS_TOP/tests/Makefile" TEST_PROGS_MODSIG
 	for t in "${list[@]}"; do tests+=("$RVERBS_TOP/tests/$t"); done
 fi
-# RVERBS_EXCEPT="NAME...": the suite without those tests (the stock lane's
-# suite boot, whose second boot runs them: scripts/check.sh); each must be
-# a test of the run, as with RVERBS_TESTS.
+# A name that is no test of the run is a failed case of its own, not a run
+# of nothing that passes (make check TESTS=typo.sh), in RVERBS_TESTS and in
+# RVERBS_EXCEPT alike.
 unknown=()
-if [ -n "${RVERBS_EXCEPT:-}" ]; then
-	kept=()
-	for t in "${tests[@]}"; do
-		[[ " $RVERBS_EXCEPT " == *" ${t##*/} "* ]] || kept+=("$t")
-	done
-	for name in $RVERBS_EXCEPT; do
+# note_unknown NAMES - adds those of NAMES that are no test of the run to
+# unknown.
+note_unknown() {
+	local name t found
+	for name in $1; do
 		found=
 		for t in "${tests[@]}"; do
 			[ "${t##*/}" = "$name" ] && found=1 && break
 		done
 		[ -n "$found" ] || unknown+=("$name")
 	done
+}
+# RVERBS_EXCEPT="NAME...": the suite without those tests (the stock lane's
+# suite boot, whose second boot runs them: scripts/check.sh).
+if [ -n "${RVERBS_EXCEPT:-}" ]; then
+	note_unknown "$RVERBS_EXCEPT"
+	kept=()
+	for t in "${tests[@]}"; do
+		[[ " $RVERBS_EXCEPT " == *" ${t##*/} "* ]] || kept+=("$t")
+	done
 	tests=("${kept[@]}")
 fi
-# A name that is no test of the run is a failed case of its own, not a run
-# of nothing that passes (make check TESTS=typo.sh).
+# RVERBS_TESTS="NAME...": only those tests.
 if [ -n "${RVERBS_TESTS:-}" ]; then
+	note_unknown "$RVERBS_TESTS"
 	chosen=()
 	for t in "${tests[@]}"; do
 		[[ " $RVERBS_TESTS " == *" ${t##*/} "* ]] && chosen+=("$t")
-	done
-	for name in $RVERBS_TESTS; do
-		found=
-		for t in "${chosen[@]}"; do
-			[ "${t##*/}" = "$name" ] && found=1 && break
-		done
-		[ -n "$found" ] || unknown+=("$name")
 	done
 	tests=("${chosen[@]}")
 fi

@@ -177,7 +177,7 @@ impl WorkItem for QpCore {
     type Pointer = Arc<QpCore>;
 
     fn run(qp: Arc<QpCore>) {
-        super::datapath::flush_recv(&qp);
+        super::flush::flush_recv(&qp);
     }
 }
 
@@ -454,7 +454,7 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
         req.notify_sq_drained();
     }
     if to_error {
-        super::datapath::flush(dev, qp);
+        super::flush::flush(dev, qp);
     }
     if to_reset {
         // A flush of the error state, queued before, has stopped or ended
