@@ -15,6 +15,7 @@ pub(crate) mod ah_attr;
 pub(crate) mod cq;
 pub(crate) mod device;
 pub(crate) mod driver;
+pub(crate) mod gate;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod link;

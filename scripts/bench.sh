@@ -23,6 +23,8 @@
 
 PROBE=${1:?usage: bench.sh BUILD_DIR}/ah_probe
 MANY=$1/ud_many
+CHURN=$1/verbs_churn
+CHURN_COUNT=${RVERBS_BENCH_CHURN:-1000}
 COUNT=${RVERBS_BENCH_COUNT:-2000}
 ROUNDS=${RVERBS_BENCH_ROUNDS:-5}
 
@@ -146,13 +148,30 @@ ktable() {
 	done <<<"$KCASES"
 }
 
+# churn DEV - the medians of ROUNDS verbs_churn runs on DEV: a 4 KiB MR
+# registered and deregistered, a UD QP created and destroyed (ns per
+# pair), into CHURN_MR[DEV] and CHURN_QP[DEV].
+declare -A CHURN_MR CHURN_QP
+churn() {
+	local i out m=() q=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		out=$("$CHURN" "$1" "$CHURN_COUNT") || { echo "bench: verbs_churn $1 failed" >&2; exit 1; }
+		m+=("$(awk '$1 == "mr_ns_per_pair" { print $2 }' <<<"$out")")
+		q+=("$(awk '$1 == "qp_ns_per_pair" { print $2 }' <<<"$out")")
+	done
+	CHURN_MR[$1]=$(printf '%s\n' "${m[@]}" | median)
+	CHURN_QP[$1]=$(printf '%s\n' "${q[@]}" | median)
+}
+
 table rxe0
 ktable rxe0
+churn rxe0
 rdma link del rxe0 && rdma link add rv0 type rverbs netdev veth0 ||
 	{ echo "bench: rv0 setup failed" >&2; exit 1; }
 table rv0
 ktable rv0
 kcase xrcd_rv0 rv0 - - xrcd
+churn rv0
 
 # pct P - the P-th percentile (nearest rank) of the numbers on standard input.
 pct() {
@@ -317,6 +336,10 @@ while IFS='|' read -r name _; do
 	printf '%-44s %12d %12d %8s\n' "$name" "${C_MEDIAN[rxe0/$name]}" \
 		"${C_MEDIAN[rv0/$name]}" "$(ratio "${C_MEDIAN[rxe0/$name]}" "${C_MEDIAN[rv0/$name]}")"
 done <<<"$CASES"
+printf '%-44s %12d %12d %8s\n' "MR reg+dereg, 4 KiB ($CHURN_COUNT, verbs_churn)" \
+	"${CHURN_MR[rxe0]}" "${CHURN_MR[rv0]}" "$(ratio "${CHURN_MR[rxe0]}" "${CHURN_MR[rv0]}")"
+printf '%-44s %12d %12d %8s\n' "UD QP create+destroy ($CHURN_COUNT, verbs_churn)" \
+	"${CHURN_QP[rxe0]}" "${CHURN_QP[rv0]}" "$(ratio "${CHURN_QP[rxe0]}" "${CHURN_QP[rv0]}")"
 
 # The data path.  many_run DEV PEER DEV_IP PEER_IP ARGS... - one ud_many
 # exchange, server PEER in $NS, client DEV here; prints "RATE RTT_NS".

@@ -21,6 +21,12 @@ QP number QPN, with Q_Key 0x11111111, source QP 0x33, P_Key 0xffff, the
            IPv6: a hop-by-hop options header (PadN) before the UDP header
   big      1025 bytes of payload: more than a 1024-byte receive buffer
            (after its 40-byte GRH) takes
+  gso      GSO_COUNT good packets in one send of a UDP socket (bound to
+           SRC, port 0xC001) with UDP_SEGMENT: one train through the
+           sender's stack and the veth, which the receiver's stack cuts
+           into its datagrams; over IPv4 with DF and no connection, the
+           segments' IP identifications are 0, 1, 2... (the ICRC covers
+           them)
 
 With MARKER ("marker"), a good packet with the 20-byte payload "rv0 wire
 test marker" follows at once, from the same process and CPU, so that it
@@ -56,7 +62,12 @@ import zlib
 ICRC_SEED = 0xDEBB20E3
 PAYLOAD = b"rv0 wire test!!!"
 MARKER = b"rv0 wire test marker"
-KINDS = ("good", "short", "icrc", "opcode", "udpsum", "qkey", "pkey", "options", "big")
+KINDS = ("good", "short", "icrc", "opcode", "udpsum", "qkey", "pkey", "options", "big", "gso")
+GSO_COUNT = 4
+# <linux/udp.h>, <linux/in.h>
+UDP_SEGMENT = 103
+IP_MTU_DISCOVER = 10
+IP_PMTUDISC_DO = 2
 
 
 def icrc_of(pseudo, rest):
@@ -133,7 +144,7 @@ def seal(dgram, pseudo, bth_len, what, mutate, mutated_before):
         mutate(dgram)
 
 
-def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
+def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None, ip_id=0x1234):
     if ":" in src:
         return packet6(what, src, dst, qpn, payload, mutate)
     if what == "big":
@@ -143,7 +154,7 @@ def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None):
     options = b"\x01\x01\x01\x00" if what == "options" else b""
     udp_len = 8 + len(body) + 4
     ihl = 5 + len(options) // 4
-    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x40 | ihl, 0, 4 * ihl + udp_len, 0x1234,
+    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x40 | ihl, 0, 4 * ihl + udp_len, ip_id,
                                0x4000, 64, 17, 0, socket.inet_aton(src),
                                socket.inet_aton(dst)) + options)
     udp = bytearray(struct.pack(">HHHH", 0xC001, 4791, udp_len, 0))
@@ -191,6 +202,22 @@ def valid(args):
 SOCKETS = {}
 
 
+def send_gso(src, dst, qpn):
+    """GSO_COUNT good packets as one UDP_SEGMENT send; each segment's UDP
+    payload is what packet() would send, with its ICRC over the headers the
+    segment will have (IPv4: identification i, DF)."""
+    v6 = ":" in src
+    family = socket.AF_INET6 if v6 else socket.AF_INET
+    segs = [packet("good", src, dst, qpn, ip_id=i)[(40 if v6 else 20) + 8:]
+            for i in range(GSO_COUNT)]
+    with socket.socket(family, socket.SOCK_DGRAM) as u:
+        u.bind((src, 0xC001))
+        if not v6:
+            u.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+        u.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, len(segs[0]))
+        u.sendto(b"".join(segs), (dst, 4791))
+
+
 def send(args):
     """Sends what the request ARGS asks for; returns what to print."""
     what, src, dst, qpn = args[0], args[1], args[2], int(args[3], 0)
@@ -204,7 +231,10 @@ def send(args):
         for _ in range(count):
             s.sendto(packet("good", src, dst, qpn, mutate=mutator(rng)), (dst, 0))
         return "mutated: %d" % count
-    s.sendto(packet(what, src, dst, qpn), (dst, 0))
+    if what == "gso":
+        send_gso(src, dst, qpn)
+    else:
+        s.sendto(packet(what, src, dst, qpn), (dst, 0))
     if len(args) == 5:
         s.sendto(packet("good", src, dst, qpn, MARKER), (dst, 0))
     return "sent"

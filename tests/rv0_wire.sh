@@ -13,7 +13,9 @@
 # at a live UD QP (ud_sink.py) from the other side through a raw socket
 # (roce_inject.py), right and spoilt (short, bad ICRC, RC opcode, bad UDP
 # checksum, wrong Q_Key, wrong P_Key, IPv4 options or an IPv6 extension
-# header, more than the receive buffer holds), over IPv4 and IPv6, first at
+# header, more than the receive buffer holds; and four good ones as one
+# UDP GSO train, which the receiving stack cuts into its datagrams, as it
+# does for soft-RoCE's socket), over IPv4 and IPv6, first at
 # soft-RoCE's QP as the reference, then at rv0's: the same completions, and
 # each drop counted by its reason in /sys/kernel/debug/rverbs/rv0/wire; a
 # packet for a QP nobody has; and MUTATED good packets over each, one to
@@ -35,7 +37,9 @@ FULL=1
 DBG=/sys/kernel/debug/rverbs
 PORT=18700
 # The packets sent at a live QP, below.
-KINDS_ALL=(good short icrc opcode udpsum qkey pkey options big)
+KINDS_ALL=(good short icrc opcode udpsum qkey pkey options big gso)
+# The packets of a gso train (roce_inject.py's GSO_COUNT).
+GSO_COUNT=4
 # Mutated packets per IP version (a seed new every run; MUTATE_SEED= for a
 # replay).
 MUTATE_COUNT=200
@@ -376,15 +380,17 @@ ip link set veth0 mtu 1500 && ip -n "$NS" link set veth1 mtu 1500
 KINDS=("${KINDS_ALL[@]}")
 declare -A REASON=([good]=received [short]=passed_on [icrc]=drop_icrc
 	[opcode]=drop_opcode [udpsum]=drop_udp_checksum [qkey]=drop_qkey [pkey]=drop_pkey
-	[options]=drop_header [big]=drop_no_buffer)
+	[options]=drop_header [big]=drop_no_buffer [gso]=received)
+# The good packets of each kind, received before its marker.
+declare -A GOOD=([good]=1 [gso]=$GSO_COUNT)
 declare -A WANT RXE
 wr=0
 for k in "${KINDS[@]}"; do
 	WANT[$k]=
-	if [ $k = good ]; then
-		WANT[$k]="wr_id $wr status 0 byte_len 56 src_qp 51 grh 1"$'\n'
+	for ((i = 0; i < ${GOOD[$k]:-0}; i++)); do
+		WANT[$k]+="wr_id $wr status 0 byte_len 56 src_qp 51 grh 1"$'\n'
 		wr=$((wr + 1))
-	fi
+	done
 	WANT[$k]+="wr_id $wr status 0 byte_len 60 src_qp 51 grh 1"$'\n'
 	wr=$((wr + 1))
 done
@@ -421,7 +427,8 @@ for v in 4 6; do
 		got=$(sunk $k "$NS" "${at_rv[@]}")$'\n'
 		after=$(wire "${REASON[$k]}")
 		moved=$((after - before))
-		[ $k = good ] && moved=$((moved - 1))
+		# The marker is received too; each good packet counts as one.
+		[ "${REASON[$k]}" = received ] && moved=$((moved - GOOD[$k]))
 		ok=1
 		if [ "$got" != "${WANT[$k]}" ]; then
 			ok=0

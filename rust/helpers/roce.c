@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/dst.h>
+#include <net/gso.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -43,6 +44,47 @@
 /* The handler while the tap is registered; NULL otherwise. */
 static rverbs_tap_fn rverbs_tap_handler;
 static void *rverbs_tap_priv;
+
+/*
+ * A datagram that is a train of segments (GSO: a sender's UDP_SEGMENT
+ * passed through by veth, or GRO's work) is cut into its datagrams here, as
+ * the UDP layer cuts it for a socket that does not take such trains
+ * (udp_queue_rcv_skb(), udp_rcv_segment(): soft-RoCE's socket is one), and
+ * each goes to the handler in turn; one it does not take goes on to the
+ * UDP layer from here (the hook's okfn, as if this hook had accepted it:
+ * the later LOCAL_IN hooks, conntrack's confirmation, are not run for it).
+ * A UFO train, which the UDP layer drops, and one that cannot be cut are
+ * left to the stack untouched.
+ */
+static unsigned int rverbs_tap_segments(rverbs_tap_fn handler, struct sk_buff *skb,
+					const struct nf_hook_state *state)
+{
+	/* As udp_rcv_segment(): no checksum recomputed (left as partial). */
+	netdev_features_t features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM;
+	struct sk_buff *segs, *seg, *next;
+	int to_mac;
+
+	if ((skb_shinfo(skb)->gso_type & SKB_GSO_UDP) || !skb_mac_header_was_set(skb))
+		return NF_ACCEPT;
+	to_mac = skb->data - skb_mac_header(skb);
+	if (skb->pkt_type == PACKET_LOOPBACK)
+		skb->ip_summed = CHECKSUM_PARTIAL;
+	/* Segmentation starts from the MAC header, as in the UDP layer. */
+	__skb_push(skb, to_mac);
+	segs = __skb_gso_segment(skb, features, false);
+	if (IS_ERR_OR_NULL(segs)) {
+		__skb_pull(skb, to_mac);
+		return NF_ACCEPT;
+	}
+	consume_skb(skb);
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		__skb_pull(seg, skb_network_offset(seg));
+		if (!handler(rverbs_tap_priv, seg))
+			state->okfn(state->net, state->sk, seg);
+	}
+	return NF_STOLEN;
+}
 
 /*
  * A datagram to UDP port 4791 goes to the handler; it returns true if it
@@ -97,7 +139,11 @@ static unsigned int rverbs_tap_local_in(void *priv, struct sk_buff *skb,
 	 * a grace period longer (rverbs_tap_unregister()).
 	 */
 	handler = READ_ONCE(rverbs_tap_handler);
-	return handler && handler(rverbs_tap_priv, skb) ? NF_STOLEN : NF_ACCEPT;
+	if (!handler)
+		return NF_ACCEPT;
+	if (skb_is_gso(skb))
+		return rverbs_tap_segments(handler, skb, state);
+	return handler(rverbs_tap_priv, skb) ? NF_STOLEN : NF_ACCEPT;
 }
 
 static const struct nf_hook_ops rverbs_tap_ops = {

@@ -17,7 +17,10 @@ use kernel::{
         },
         rcu,
     },
-    types::Opaque,
+    types::{
+        NotThreadSafe,
+        Opaque, //
+    },
 };
 
 /// A network device.
@@ -118,15 +121,16 @@ impl Drop for TrackedNetDevice {
 
 /// The RTNL lock (`rtnl_lock`), held until the guard is dropped. Netdev
 /// registration and unregistration, and their notifiers, run under it.
-pub(crate) struct Rtnl(());
+/// Not `Send`: a mutex is released by the task that took it.
+pub(crate) struct Rtnl(NotThreadSafe);
 
 impl Rtnl {
     /// Takes the RTNL lock. Sleeps.
     pub(crate) fn lock() -> Self {
         // SAFETY: Always safe to call from process context; released in
-        // `drop`.
+        // `drop`, by this task (the guard cannot leave it).
         unsafe { bindings::rtnl_lock() };
-        Self(())
+        Self(NotThreadSafe)
     }
 }
 

@@ -5,6 +5,7 @@
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
 use super::{
+    mmap::Offers,
     ring::{
         QueueGeometry,
         UserQueue, //
@@ -18,10 +19,16 @@ use crate::{
         SpinLockBh, //
     },
 };
-use core::ptr::NonNull;
+use core::{
+    cell::RefCell,
+    ptr::NonNull, //
+};
 use kernel::{
     prelude::*,
-    sync::Arc, //
+    sync::{
+        Arc,
+        Mutex, //
+    },
 };
 
 /// What `create_cq` is asked for, and what it answers besides the
@@ -33,12 +40,15 @@ use kernel::{
 ///
 /// `cq` is the fresh `ib_cq` being created, `attr` its attributes, and
 /// `attrs` null (a kernel caller) or the verb's attribute bundle, with its
-/// ucontext; all valid while this value lives. `handlers` are `cq`'s.
+/// ucontext; all valid while this value lives. `handlers` are `cq`'s;
+/// `offers` are dropped before the ucontext is deallocated (with the CQ,
+/// or when its creation fails).
 pub(crate) struct CqCreate<'a> {
     cq: *mut bindings::ib_cq,
     attr: &'a bindings::ib_cq_init_attr,
     attrs: *mut bindings::uverbs_attr_bundle,
     handlers: &'a Arc<CqHandlers>,
+    offers: &'a RefCell<Offers>,
 }
 
 impl<'a> CqCreate<'a> {
@@ -50,6 +60,7 @@ impl<'a> CqCreate<'a> {
         attr: *const bindings::ib_cq_init_attr,
         attrs: *mut bindings::uverbs_attr_bundle,
         handlers: &'a Arc<CqHandlers>,
+        offers: &'a RefCell<Offers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -58,6 +69,7 @@ impl<'a> CqCreate<'a> {
             attr: unsafe { &*attr },
             attrs,
             handlers,
+            offers,
         }
     }
 
@@ -110,11 +122,11 @@ impl<'a> CqCreate<'a> {
         if uctx.is_null() {
             return Err(EINVAL);
         }
+        let mut offers = self.offers.try_borrow_mut().map_err(|_| EBUSY)?;
         // SAFETY: The ucontext of the verb: live, of this device, whose
         // table has `mmap` and `mmap_free` (`Vtable` sets them with
-        // `create_cq`), and it outlives the CQ, whose data holds the queue
-        // (ib_core destroys every object of a context before the context).
-        unsafe { UserQueue::new(uctx, geo) }
+        // `create_cq`); the offers go before it (type invariant).
+        unsafe { UserQueue::new(&mut offers, uctx, geo) }
     }
 }
 
@@ -128,11 +140,12 @@ impl<'a> CqCreate<'a> {
 /// `cq` is a live user CQ of the driver, held by the verb (uverbs's read
 /// lookup of its object), and `udata` the `driver_udata` of the verb's
 /// attribute bundle, which has the verb's ucontext; both valid while this
-/// value lives.
+/// value lives. `offers` are the CQ's, dropped with it.
 pub(crate) struct CqResize<'a> {
     cq: *mut bindings::ib_cq,
     cqe: u32,
     udata: &'a Udata,
+    offers: &'a Mutex<Offers>,
 }
 
 impl<'a> CqResize<'a> {
@@ -143,6 +156,7 @@ impl<'a> CqResize<'a> {
         cq: *mut bindings::ib_cq,
         cqe: u32,
         udata: *mut bindings::ib_udata,
+        offers: &'a Mutex<Offers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -150,6 +164,7 @@ impl<'a> CqResize<'a> {
             cqe,
             // SAFETY: Valid for `'a` (the caller's promise).
             udata: unsafe { Udata::from_raw(udata) },
+            offers,
         }
     }
 
@@ -184,10 +199,9 @@ impl<'a> CqResize<'a> {
         }
         // SAFETY: The ucontext of the verb: live, of this device, whose
         // table has `mmap` and `mmap_free` (`Vtable` sets them with
-        // `create_cq`, which a driver with `resize_user_cq` has), and it
-        // outlives the CQ, whose data holds the queue (ib_core destroys
-        // every object of a context before the context).
-        unsafe { UserQueue::new(uctx, geo) }
+        // `create_cq`, which a driver with `resize_user_cq` has); the CQ's
+        // offers go with the CQ, before the context (type invariant).
+        unsafe { UserQueue::new(&mut self.offers.lock(), uctx, geo) }
     }
 }
 

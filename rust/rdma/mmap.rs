@@ -7,36 +7,53 @@
 //! C headers: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h),
 //! [`include/linux/vmalloc.h`](srctree/include/linux/vmalloc.h)
 //!
-//! An object that userspace maps (a CQ's ring today) owns a
-//! [`MmapHandle`]: the driver's reference to an entry in its ucontext's
-//! `mmap_xa`, whose byte offset ([`MmapHandle::offset`]) userspace passes
-//! to `mmap()`. The entry owns the memory ([`UserBuffer`]). ib_core calls
-//! `ops.mmap` ([`mmap`]) for each `mmap()` of the uverbs file; each maps the
-//! whole buffer with `remap_vmalloc_range`, which takes a reference to each
-//! page. Dropping the handle (the object's destroy) removes the entry: no
-//! new mapping can be made, and when no `mmap()` is in progress any more
-//! ib_core calls `ops.mmap_free` ([`mmap_free`]), which frees the entry and
-//! `vfree`s the buffer. Pages that a process still maps stay allocated
-//! until it unmaps them (their references), so the process keeps reading
-//! what was last written and never touches freed memory; the kernel no
-//! longer writes there. As soft-iWARP (`siw_mmap`), rverbs installs no
-//! `vm_ops` of its own, so no code of rverbs is reachable from a mapping
-//! after the module is gone.
+//! An object that userspace maps (a CQ's or a QP's ring) offers it through
+//! an entry in its ucontext's `mmap_xa`, whose byte offset userspace passes
+//! to `mmap()`. The entry is the generic layer's, not the driver's: it is
+//! held in the object's [`Offers`], which ib_core's destroy of the object
+//! drops, and so it is removed before ib_core can free the ucontext that
+//! the entry names. The driver holds only the memory, a reference-counted
+//! [`UserBuffer`] that names no ucontext: it may keep it as long as it
+//! likes (in a work item, in a queued packet) and drop it in any context.
+//! When the driver lets go of a buffer ([`UserBuffer::retire`]), its entry
+//! is removed at the object's next verb that offers one (a CQ's resize) or
+//! at its destroy, whichever comes first.
+//!
+//! ib_core calls `ops.mmap` ([`mmap`]) for each `mmap()` of the uverbs
+//! file; each maps the whole buffer with `remap_vmalloc_range`, which takes
+//! a reference to each page. Removing an entry means that no new mapping
+//! can be made; when no `mmap()` is in progress any more ib_core calls
+//! `ops.mmap_free` ([`mmap_free`]), which frees the entry and its reference
+//! to the buffer; the last reference `vfree`s it. Pages that a process
+//! still maps stay allocated until it unmaps them (their references), so
+//! the process keeps reading what was last written and never touches freed
+//! memory. As soft-iWARP (`siw_mmap`), rverbs installs no `vm_ops` of its
+//! own, so no code of rverbs is reachable from a mapping after the module
+//! is gone.
 
 use crate::{
     bindings,
     errno::to_result, //
 };
-use core::ptr::NonNull;
+use core::{
+    ptr::NonNull,
+    sync::atomic::{
+        AtomicBool,
+        Ordering, //
+    },
+};
 use kernel::{
     error::from_result,
     ffi::c_int,
     prelude::*,
+    sync::Arc,
     types::Opaque, //
 };
 
 /// A zeroed buffer of kernel memory that userspace may map
-/// (`vmalloc_user`: page aligned, `VM_USERMAP`), freed by `vfree`.
+/// (`vmalloc_user`: page aligned, `VM_USERMAP`), freed by `vfree` (in any
+/// context: `vfree` defers the work from softirq). Shared (`Arc`) by the
+/// driver and the mmap entry that offers it.
 ///
 /// # Invariants
 ///
@@ -45,6 +62,8 @@ use kernel::{
 pub(crate) struct UserBuffer {
     ptr: NonNull<u8>,
     len: usize,
+    /// Set when the driver no longer uses the buffer: its offer may go.
+    retired: AtomicBool,
 }
 
 // SAFETY: The buffer is plain memory owned by this value; it may be freed
@@ -57,15 +76,21 @@ unsafe impl Sync for UserBuffer {}
 
 impl UserBuffer {
     /// Allocates `len` zeroed bytes (`len` > 0), rounded up to whole pages.
-    pub(crate) fn new(len: usize) -> Result<Self> {
+    pub(crate) fn new(len: usize) -> Result<Arc<Self>> {
         if len == 0 {
             return Err(EINVAL);
         }
         // SAFETY: Any size may be asked for; the result is checked.
         let ptr = unsafe { bindings::rverbs_vmalloc_user(len) };
         let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(ENOMEM)?;
-        // INVARIANT: A fresh area of at least `len` bytes, ours.
-        Ok(Self { ptr, len })
+        // INVARIANT: A fresh area of at least `len` bytes, ours; if the
+        // `Arc` cannot be allocated, dropping `buf` frees it.
+        let buf = Self {
+            ptr,
+            len,
+            retired: AtomicBool::new(false),
+        };
+        Ok(Arc::new(buf, GFP_KERNEL)?)
     }
 
     /// The start of the buffer.
@@ -76,6 +101,17 @@ impl UserBuffer {
     /// Its length in bytes, as asked for.
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// The driver no longer uses the buffer: its offer to the process may
+    /// be withdrawn. Any context.
+    pub(crate) fn retire(&self) {
+        self.retired.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`UserBuffer::retire`] was called.
+    fn retired(&self) -> bool {
+        self.retired.load(Ordering::Relaxed)
     }
 }
 
@@ -93,7 +129,7 @@ impl Drop for UserBuffer {
 #[repr(C)]
 struct Entry {
     core: Opaque<bindings::rdma_user_mmap_entry>,
-    buf: UserBuffer,
+    buf: Arc<UserBuffer>,
 }
 
 impl Entry {
@@ -111,15 +147,16 @@ impl Entry {
     }
 }
 
-/// The driver's reference to an mmap entry: while it lives, userspace may
-/// map the buffer at [`MmapHandle::offset`] of its uverbs file.
+/// The generic layer's reference to an mmap entry: while it lives,
+/// userspace may map the buffer at [`MmapHandle::offset`] of its uverbs
+/// file. Only [`Offers`] holds them.
 ///
 /// # Invariants
 ///
 /// `entry` points to an [`Entry`] inserted into a ucontext's `mmap_xa`,
 /// whose driver reference this handle holds; the entry (and its buffer)
 /// stays allocated at least until the handle is dropped.
-pub(crate) struct MmapHandle {
+struct MmapHandle {
     entry: NonNull<Entry>,
 }
 
@@ -134,15 +171,14 @@ unsafe impl Sync for MmapHandle {}
 impl MmapHandle {
     /// Offers `buf` to the process of `uctx`: inserts an entry for it into
     /// the context's `mmap_xa` (`rdma_user_mmap_entry_insert`). On error
-    /// the buffer is freed.
+    /// the entry's reference to the buffer is dropped.
     ///
     /// # Safety
     ///
     /// `uctx` is a live ucontext of a device whose operations table has
     /// [`mmap`] and [`mmap_free`], and the handle is dropped before the
-    /// ucontext is deallocated (true for the objects made in the context:
-    /// ib_core destroys them first).
-    pub(crate) unsafe fn insert(uctx: *mut bindings::ib_ucontext, buf: UserBuffer) -> Result<Self> {
+    /// ucontext is deallocated.
+    unsafe fn insert(uctx: *mut bindings::ib_ucontext, buf: Arc<UserBuffer>) -> Result<Self> {
         let len = buf.len();
         let entry = KBox::new(
             Entry {
@@ -170,14 +206,14 @@ impl MmapHandle {
     }
 
     /// The memory offered.
-    pub(crate) fn buf(&self) -> &UserBuffer {
+    fn buf(&self) -> &UserBuffer {
         // SAFETY: By the type invariant the entry, and so its buffer, lives
         // at least as long as the handle.
         unsafe { &self.entry.as_ref().buf }
     }
 
     /// The byte offset to pass to `mmap()` (`rdma_user_mmap_get_offset`).
-    pub(crate) fn offset(&self) -> u64 {
+    fn offset(&self) -> u64 {
         // SAFETY: By the type invariant the entry is live and inserted.
         unsafe { bindings::rverbs_user_mmap_get_offset(self.entry.as_ref().core.get()) }
     }
@@ -186,9 +222,59 @@ impl MmapHandle {
 impl Drop for MmapHandle {
     fn drop(&mut self) {
         // SAFETY: By the type invariant the entry is inserted and this is
-        // the driver's reference, dropped here once. It may sleep: handles
-        // are dropped by destroy verbs, in process context.
+        // the driver's reference (in ib_core's terms), dropped here once.
+        // In process context: [`Offers`] are dropped and pruned by verbs.
         unsafe { bindings::rdma_user_mmap_entry_remove(self.entry.as_ref().core.get()) };
+    }
+}
+
+/// The mappings an object offers to the process of its ucontext, owned
+/// by the generic layer with the object (or, while the object is being
+/// created, with the verb), and dropped by it in process context: when the
+/// object is destroyed, or when its creation fails. So every entry is
+/// removed before ib_core deallocates the ucontext, which it does only
+/// after every object of the context is destroyed (`uverbs_destroy_ufile_hw`).
+pub(crate) struct Offers {
+    handles: KVec<MmapHandle>,
+}
+
+impl Offers {
+    /// No offer yet.
+    pub(crate) const fn new() -> Self {
+        Self {
+            handles: KVec::new(),
+        }
+    }
+
+    /// Offers `buf` to the process of `uctx`; returns the byte offset to
+    /// pass to `mmap()`.
+    ///
+    /// # Safety
+    ///
+    /// `uctx` is a live ucontext of a device whose operations table has
+    /// [`mmap`] and [`mmap_free`]: the ucontext of the verb creating or
+    /// changing the object that holds `self`.
+    pub(crate) unsafe fn offer(
+        &mut self,
+        uctx: *mut bindings::ib_ucontext,
+        buf: Arc<UserBuffer>,
+    ) -> Result<u64> {
+        // Room first, so that the entry is never made without a place.
+        self.handles.reserve(1, GFP_KERNEL)?;
+        // SAFETY: `uctx` as needed (the caller's promise); the handle is
+        // kept in `self`, which the generic layer drops before ib_core
+        // deallocates the context (the type's promise).
+        let handle = unsafe { MmapHandle::insert(uctx, buf)? };
+        let offset = handle.offset();
+        // Cannot fail: room was reserved above.
+        self.handles.push(handle, GFP_KERNEL)?;
+        Ok(offset)
+    }
+
+    /// Withdraws the offers of the buffers the driver has retired
+    /// ([`UserBuffer::retire`]). Process context.
+    pub(crate) fn prune(&mut self) {
+        self.handles.retain(|h| !h.buf().retired());
     }
 }
 

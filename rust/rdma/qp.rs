@@ -13,6 +13,7 @@
 //! and every attribute that `modify_qp` sets, in [`QpAttrs`].
 
 use super::{
+    mmap::Offers,
     ring::{
         QueueGeometry,
         UserQueue, //
@@ -20,6 +21,7 @@ use super::{
     udata::Udata,
 };
 use crate::bindings;
+use core::cell::RefCell;
 use kernel::prelude::*;
 
 mod query;
@@ -276,10 +278,13 @@ pub(crate) struct QpAttrs {
 /// (`verbs.c:create_qp`), and `init` its attributes; `udata` is null (a
 /// kernel caller) or the `driver_udata` of the verb's attribute bundle,
 /// which has the verb's ucontext; all valid while this value lives.
+/// `offers` are dropped before the ucontext is deallocated (with the QP, or
+/// when its creation fails).
 pub(crate) struct QpCreate<'a> {
     qp: *mut bindings::ib_qp,
     init: *mut bindings::ib_qp_init_attr,
     udata: Option<&'a Udata>,
+    offers: &'a RefCell<Offers>,
 }
 
 impl<'a> QpCreate<'a> {
@@ -291,6 +296,7 @@ impl<'a> QpCreate<'a> {
         qp: *mut bindings::ib_qp,
         init: *mut bindings::ib_qp_init_attr,
         udata: *mut bindings::ib_udata,
+        offers: &'a RefCell<Offers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -298,6 +304,7 @@ impl<'a> QpCreate<'a> {
             init,
             // SAFETY: Null or valid for `'a` (the caller's promise).
             udata: unsafe { Udata::from_raw_opt(udata) },
+            offers,
         }
     }
 
@@ -359,11 +366,11 @@ impl<'a> QpCreate<'a> {
         if uctx.is_null() {
             return Err(EINVAL);
         }
+        let mut offers = self.offers.try_borrow_mut().map_err(|_| EBUSY)?;
         // SAFETY: The ucontext of the verb: live, of this device, whose
         // table has `mmap` and `mmap_free` (`Vtable` sets them with
-        // `create_qp`), and it outlives the QP, whose data holds the queue
-        // (ib_core destroys every object of a context before the context).
-        unsafe { UserQueue::new(uctx, geo) }
+        // `create_qp`); the offers go before it (type invariant).
+        unsafe { UserQueue::new(&mut offers, uctx, geo) }
     }
 }
 

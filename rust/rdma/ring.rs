@@ -15,14 +15,15 @@
 //! keeps its own copy of the geometry and never reads it back.
 
 use super::mmap::{
-    MmapHandle,
+    Offers,
     UserBuffer, //
 };
 use crate::bindings;
 use core::mem::size_of;
 use kernel::{
     page::PAGE_SIZE,
-    prelude::*, //
+    prelude::*,
+    sync::Arc, //
 };
 
 /// The shape of a queue: how many slots, how large each.
@@ -95,37 +96,48 @@ pub(crate) const RXE_CQE_SIZE: usize = {
     }
 };
 
-/// A queue in memory that the process of a ucontext can map.
+/// A queue in memory that the process of a ucontext can map: the driver's
+/// side. It names no ucontext (the offer to the process is the generic
+/// layer's, [`Offers`]), so the driver may keep it anywhere, for as long as
+/// it likes, and drop it in any context: dropping it withdraws the offer
+/// at the object's next offering verb or destroy, and the memory goes with
+/// the last of the queue and the process's mappings.
 pub(crate) struct UserQueue {
-    handle: MmapHandle,
+    buf: Arc<UserBuffer>,
     geo: QueueGeometry,
+    /// Where the process maps it.
+    offset: u64,
 }
 
 impl UserQueue {
     /// Allocates a zeroed queue of geometry `geo`, writes its header and
-    /// offers it to the process of `uctx`.
+    /// offers it to the process of `uctx` through `offers`.
     ///
     /// # Safety
     ///
-    /// As [`MmapHandle::insert`].
-    pub(crate) unsafe fn new(uctx: *mut bindings::ib_ucontext, geo: QueueGeometry) -> Result<Self> {
+    /// As [`Offers::offer`].
+    pub(crate) unsafe fn new(
+        offers: &mut Offers,
+        uctx: *mut bindings::ib_ucontext,
+        geo: QueueGeometry,
+    ) -> Result<Self> {
         let buf = UserBuffer::new(geo.buf_len().ok_or(EINVAL)?)?;
         let hdr = buf.as_ptr().cast::<bindings::rxe_queue_buf>();
         // SAFETY: The buffer is at least a header long, page aligned, and
-        // only ours: userspace cannot map it before it is inserted below.
+        // only ours: userspace cannot map it before it is offered below.
         unsafe {
             (*hdr).log2_elem_size = geo.log2_elem_size;
             (*hdr).index_mask = geo.index_mask();
         }
         // SAFETY: The caller's promise.
-        let handle = unsafe { MmapHandle::insert(uctx, buf)? };
-        Ok(Self { handle, geo })
+        let offset = unsafe { offers.offer(uctx, buf.clone())? };
+        Ok(Self { buf, geo, offset })
     }
 
     /// Where and how much to map (`struct mminfo` of the create responses).
     pub(crate) fn mminfo(&self) -> MmInfo {
         MmInfo {
-            offset: self.handle.offset(),
+            offset: self.offset,
             // CAST: Checked to fit in `QueueGeometry::new`.
             size: self.geo.map_len().unwrap_or(0) as u32,
         }
@@ -142,7 +154,7 @@ impl UserQueue {
 impl UserQueue {
     /// The header of the buffer.
     fn hdr(&self) -> *mut bindings::rxe_queue_buf {
-        self.handle.buf().as_ptr().cast()
+        self.buf.as_ptr().cast()
     }
 
     /// The bytes of a slot.
@@ -250,6 +262,13 @@ impl UserQueue {
         let len = data.len().min(self.elem_size());
         // SAFETY: As in `read_slot`, the other way.
         unsafe { bindings::rverbs_copy_to_shared(self.slot(i).cast(), data.as_ptr().cast(), len) };
+    }
+}
+
+impl Drop for UserQueue {
+    fn drop(&mut self) {
+        // The offer goes at the object's next offering verb or destroy.
+        self.buf.retire();
     }
 }
 

@@ -25,10 +25,18 @@ use kernel::{
 /// An entry holds a reference ([`Arc`]) to its object. Readers borrow an
 /// object for as long as their RCU read-side critical section lasts
 /// ([`RcuTable::get`]), and may take a reference of their own from the
-/// borrow (`Arc::from`); [`RcuTable::remove`] unpublishes an entry and waits
-/// for a grace period before it gives the table's reference back, so no
-/// reader still sees the object when the caller drops it. Inserting and
-/// removing may sleep (process context); reading works in any context.
+/// borrow (`Arc::from`). [`RcuTable::remove`] unpublishes an entry and
+/// returns at once: the table's reference is dropped a grace period later,
+/// from an RCU callback, when no reader can still see the object. So an
+/// object's drop must not sleep (what must go in process context, such as
+/// pinned pages, is taken out by its destroy verb: [`super::gate::Gated`]),
+/// and a reader may still use an object after `remove` returned, until its
+/// critical section ends: a verb that must know that no use is left (no
+/// completion for a destroyed QP, no access to a deregistered region)
+/// closes the object's [`super::gate::Gate`], which its readers enter.
+/// [`wait_deferred`] waits for the drops still to come (module exit).
+/// Inserting and removing may sleep (process context); reading works in
+/// any context.
 ///
 /// # Invariants
 ///
@@ -109,8 +117,9 @@ impl<T: Send + Sync> RcuTable<T> {
         let ptr = unsafe { bindings::xa_load(self.xa.get(), index(n)) }.cast::<T>();
         // An entry is an `Arc<T>` of the table (type invariant). It was
         // there during the read-side critical section of `_guard`, and
-        // `remove` waits for a grace period before it lets go of the
-        // reference: the object lives until the guard is dropped.
+        // `remove` lets go of the reference only after a grace period
+        // (`replace` waits for one): the object lives until the guard is
+        // dropped.
         (!ptr.is_null()).then_some(ptr.cast_const())
     }
 
@@ -134,31 +143,81 @@ impl<T: Send + Sync> RcuTable<T> {
         if old.is_null() {
             return Ok(None);
         }
-        // SAFETY: As in `remove`.
+        // SAFETY: Process context (the caller's promise of a sleeping
+        // function); readers that found the entry finish before it returns.
         unsafe { bindings::synchronize_rcu() };
-        // SAFETY: As in `remove`: an entry of the table, unpublished and
-        // unseen.
+        // SAFETY: An `Arc<T>` of the table (type invariant), unpublished
+        // and unseen.
         Ok(Some(unsafe { Arc::from_raw(old) }))
     }
 
-    /// Unpublishes the object at `n` and waits until no reader can still
-    /// see it; returns the table's reference. May sleep: never call it in
-    /// a read-side critical section (with an `rcu::Guard` alive), where the
-    /// wait would not see the caller's own readers.
-    pub(crate) fn remove(&self, n: u32) -> Option<Arc<T>> {
+    /// Unpublishes the object at `n`; the table's reference is dropped
+    /// once no reader can still see it, a grace period later (see the
+    /// type). `false` if there was none. May sleep.
+    pub(crate) fn remove(&self, n: u32) -> bool {
         kernel::task::might_sleep();
         // SAFETY: The xarray is initialised.
         let ptr = unsafe { bindings::xa_erase(self.xa.get(), index(n)) }.cast::<T>();
         if ptr.is_null() {
-            return None;
+            return false;
         }
-        // SAFETY: Process context (the caller's promise of a sleeping
-        // function); readers that found the entry finish before it returns.
-        unsafe { bindings::synchronize_rcu() };
         // SAFETY: The entry was an `Arc<T>` owned by the table (type
-        // invariant), now unpublished and unseen.
-        Some(unsafe { Arc::from_raw(ptr) })
+        // invariant), now unpublished; readers may still see it.
+        let obj = unsafe { Arc::from_raw(ptr) };
+        drop_after_grace_period(obj);
+        true
     }
+}
+
+/// A reference dropped from an RCU callback: the callback's head first.
+#[repr(C)]
+struct Deferred<T: Send + Sync> {
+    head: Opaque<bindings::callback_head>,
+    obj: Arc<T>,
+}
+
+/// Drops `obj` once the read-side critical sections in progress have
+/// ended: from an RCU callback (softirq, or an RCU kthread with bottom
+/// halves disabled), or here after `synchronize_rcu` if there is no
+/// memory for the callback. Process context.
+fn drop_after_grace_period<T: Send + Sync>(obj: Arc<T>) {
+    let Ok(slot) = KBox::<Deferred<T>>::new_uninit(GFP_KERNEL) else {
+        // SAFETY: Process context (the caller's); no read-side critical
+        // section of the caller's is open (`remove` may sleep).
+        unsafe { bindings::synchronize_rcu() };
+        drop(obj);
+        return;
+    };
+    let node = KBox::into_raw(slot.write(Deferred {
+        head: Opaque::uninit(),
+        obj,
+    }));
+    // SAFETY: `head` is the first field of a `repr(C)` node that stays
+    // where it is until the callback frees it; the callback matches the
+    // node's type. It runs after a grace period, once.
+    unsafe { bindings::call_rcu((*node).head.get(), Some(drop_deferred::<T>)) };
+}
+
+/// The RCU callback of [`drop_after_grace_period`].
+///
+/// # Safety
+///
+/// `head` is the head of a `Deferred<T>` from `KBox::into_raw`, given to
+/// `call_rcu` once.
+unsafe extern "C" fn drop_deferred<T: Send + Sync>(head: *mut bindings::callback_head) {
+    // SAFETY: The caller's promise: the head is at offset 0 of the node
+    // (`repr(C)`, `Opaque` is transparent), which is ours again now.
+    drop(unsafe { KBox::from_raw(head.cast::<Deferred<T>>()) });
+}
+
+/// Waits until every reference that a table has left to drop after a
+/// grace period is dropped (`rcu_barrier`): at module exit, once no table
+/// is used any more, so that no callback runs code of the module after
+/// it is gone. May sleep.
+pub(crate) fn wait_deferred() {
+    kernel::task::might_sleep();
+    // SAFETY: Process context.
+    unsafe { bindings::rcu_barrier() };
 }
 
 #[pinned_drop]
@@ -173,7 +232,7 @@ impl<T: Send + Sync> PinnedDrop for RcuTable<T> {
             if entry.is_null() {
                 break;
             }
-            // SAFETY: As in `remove`.
+            // SAFETY: The xarray is initialised; `at` holds an entry.
             unsafe { bindings::xa_erase(xa, at) };
             // Entries are dropped after a grace period; should there be
             // no room to remember one, it is leaked rather than freed

@@ -239,9 +239,9 @@ pub(crate) fn resize_user_cq(cq: &SwCq, req: &CqResize<'_>) -> Result {
         }
         moved
     };
-    // The old ring, or the new one if it was not used, goes here, outside
-    // the lock: removing its mmap entry may sleep. A mapping of it keeps
-    // its pages until it is unmapped.
+    // The old ring, or the new one if it was not used: the generic layer
+    // withdraws its offer to the process when this verb returns. A mapping
+    // of it keeps its pages until it is unmapped.
     drop(queue);
     if !moved {
         return Err(EINVAL);

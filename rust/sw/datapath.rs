@@ -317,7 +317,10 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
     }
     let guard = rcu::read_lock();
     if let Some(dest) = dev.qp_table().borrow(&guard, out.dest_qpn) {
-        super::receive::deliver(dev, &guard, dest, &msg);
+        // A QP being destroyed takes nothing more.
+        if let Some(_delivering) = dest.gate.enter() {
+            super::receive::deliver(dev, &guard, dest, &msg);
+        }
     }
 }
 

@@ -23,6 +23,10 @@ use crate::{
     errno::eopnotsupp,
     rdma::{
         driver::DriverDevice,
+        gate::{
+            Gated,
+            GatedRef, //
+        },
         mr::{
             access,
             random_key_byte,
@@ -97,14 +101,16 @@ struct Parts {
     /// kept here, as ib_core sets its own copy only for some verbs.
     iova: u64,
     length: u64,
-    /// The pinned pages.
-    umem: Umem,
 }
 
 /// A memory region, as the data path finds it in the device's table.
 #[pin_data]
 pub(crate) struct MrCore {
     parts: Parts,
+    /// The pinned pages, which an access enters ([`find`]) and `dereg_mr`
+    /// takes back (after the accesses in progress) and releases.
+    #[pin]
+    umem: Gated<Umem>,
     /// The PD and access flags, changed by `rereg_user_mr` (soft-RoCE
     /// changes them unlocked; the data path will read them here).
     #[pin]
@@ -122,11 +128,12 @@ pub(crate) fn reg_user_mr(
         pd: pd.id(),
         access: req.access(),
     };
-    let published = parts.and_then(|parts| {
+    let published = parts.and_then(|(parts, umem)| {
         let index = parts.index;
         let core = Arc::pin_init(
             pin_init!(MrCore {
                 parts,
+                umem <- Gated::new(umem),
                 binding <- new_spinlock_bh!(binding),
             }),
             GFP_KERNEL,
@@ -153,7 +160,7 @@ pub(crate) struct SwMr {
 }
 
 /// The index, key and pages of a new region.
-fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<Parts> {
+fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<(Parts, Umem)> {
     // Placement hints (a DMA handle) mean nothing to a software device.
     if req.has_dmah() {
         return Err(eopnotsupp());
@@ -166,13 +173,13 @@ fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<Parts> {
         Ok(umem) => {
             let key = index << 8 | u32::from(random_key_byte());
             req.set_keys(key, key);
-            Ok(Parts {
+            let parts = Parts {
                 index,
                 key,
                 iova: req.iova(),
                 length: req.length(),
-                umem,
-            })
+            };
+            Ok((parts, umem))
         }
         Err(e) => {
             dev.mrs().put(index);
@@ -189,7 +196,12 @@ pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
         return Err(eopnotsupp());
     }
     let mr = &mr.core;
-    mr.parts.umem.check_rereg(flags, req.access())?;
+    // Registered until `dereg_mr`, which does not run meanwhile (uverbs
+    // holds the MR for this verb).
+    mr.umem
+        .enter()
+        .ok_or(EINVAL)?
+        .check_rereg(flags, req.access())?;
     if flags & rereg::ACCESS != 0 && req.access() & !SUPPORTED_ACCESS != 0 {
         return Err(eopnotsupp());
     }
@@ -203,11 +215,16 @@ pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
     Ok(())
 }
 
-/// `dereg_mr` of rv0: out of the table once no reader can see it, the
-/// index goes back; the pages are unpinned as the data is dropped.
+/// `dereg_mr` of rv0: out of the table, its pages released once no access
+/// is in progress (soft-RoCE waits for the MR's references,
+/// `rxe_pool.c:__rxe_cleanup`, then releases them, `rxe_mr_cleanup`), the
+/// index goes back; the table's part goes a grace period later. No
+/// access begins after this returns, and the pinned memory is no longer
+/// charged to the process (`RLIMIT_MEMLOCK`).
 pub(crate) fn dereg_mr(dev: &DriverDevice<Rv>, mr: &SwMr) {
     let index = mr.core.parts.index;
-    drop(dev.mr_table().remove(index));
+    dev.mr_table().remove(index);
+    drop(mr.core.umem.close());
     dev.mrs().put(index);
 }
 
@@ -224,20 +241,28 @@ pub(crate) enum MrError {
     OutOfRange,
 }
 
-/// The region with `key`, for as long as `guard` lasts.
+/// The region with `key`, for one access, at most as long as `guard`
+/// lasts; a region being deregistered has no key any more.
 pub(crate) fn find<'a>(
     dev: &'a DriverDevice<Rv>,
     guard: &'a rcu::Guard,
     key: u32,
-) -> core::result::Result<&'a MrCore, MrError> {
+) -> core::result::Result<MrAccess<'a>, MrError> {
     let mr = dev.mr_table().get(guard, key >> 8).ok_or(MrError::NoKey)?;
     if mr.parts.key != key {
         return Err(MrError::NoKey);
     }
-    Ok(mr)
+    let umem = mr.umem.enter().ok_or(MrError::NoKey)?;
+    Ok(MrAccess { mr, umem })
 }
 
-impl MrCore {
+/// A region found by its key, during one access: `dereg_mr` waits for it.
+pub(crate) struct MrAccess<'a> {
+    mr: &'a MrCore,
+    umem: GatedRef<'a, Umem>,
+}
+
+impl MrAccess<'_> {
     /// soft-RoCE's checks of a local access (`rxe_mr.c:lookup_mr`,
     /// `mr_check_range`): the PD, local write access when writing, and
     /// `[addr, addr + len)` within the region. Returns the offset of
@@ -249,14 +274,14 @@ impl MrCore {
         addr: u64,
         len: u64,
     ) -> core::result::Result<usize, MrError> {
-        let b = *self.binding.lock();
+        let b = *self.mr.binding.lock();
         if b.pd != pd {
             return Err(MrError::OtherPd);
         }
         if write && b.access & access::LOCAL_WRITE == 0 {
             return Err(MrError::NotWritable);
         }
-        let p = &self.parts;
+        let p = &self.mr.parts;
         if addr < p.iova || len > p.length || addr - p.iova > p.length - len {
             return Err(MrError::OutOfRange);
         }
@@ -266,13 +291,13 @@ impl MrCore {
         usize::try_from(addr - p.iova + first).map_err(|_| MrError::OutOfRange)
     }
 
-    /// Fills `dst` from offset `off` (from [`MrCore::check`]).
+    /// Fills `dst` from offset `off` (from [`MrAccess::check`]).
     pub(crate) fn read(&self, off: usize, dst: &mut [u8]) -> Result {
-        self.parts.umem.read(off, dst)
+        self.umem.read(off, dst)
     }
 
-    /// Writes `src` at offset `off` (from [`MrCore::check`] with `write`).
+    /// Writes `src` at offset `off` (from [`MrAccess::check`] with `write`).
     pub(crate) fn write(&self, off: usize, src: &[u8]) -> Result {
-        self.parts.umem.write(off, src)
+        self.umem.write(off, src)
     }
 }

@@ -27,6 +27,7 @@ use crate::{
             ops::QpObjects,
             DriverDevice, //
         },
+        gate::Gate,
         qp::{
             mask,
             QpAttrs,
@@ -167,6 +168,11 @@ pub(crate) struct QpCore {
     flush: Work<QpCore>,
     /// Its packets in flight, and what resumes its sending.
     pub(crate) tx: Arc<TxFlow>,
+    /// What a packet for the QP enters to be delivered (or to queue its
+    /// flush): `destroy_qp` closes it, so that nothing completes on the
+    /// QP once it is destroyed, without waiting for a grace period.
+    #[pin]
+    pub(crate) gate: Gate,
 }
 
 impl_has_work! {
@@ -318,6 +324,7 @@ pub(crate) fn create_qp(
                 }),
                 flush <- new_work!("QpCore::flush"),
                 tx,
+                gate <- Gate::new(),
             }),
             GFP_KERNEL,
         )?;
@@ -473,18 +480,23 @@ pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
     query.answer(&attrs, qp.cap, qp.sq_sig_all);
 }
 
-/// `destroy_qp` of rv0: out of the table once no sender can see it, the
-/// number goes back; the rings go with the data (their mappings, if any,
-/// keep their pages until they are unmapped). Nothing completes (as
+/// `destroy_qp` of rv0: out of the table, its gate closed once no packet
+/// is being delivered to it, the number goes back; the rings go with the
+/// data (their mappings, if any, keep their pages until they are
+/// unmapped), the table's part a grace period later. Nothing completes (as
 /// soft-RoCE, which flushes without completions at destruction) but a
 /// flush already due, queued by a packet for the QP in error.
 pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
     let qpn = qp.core.qpn;
-    drop(dev.qp_table().remove(qpn));
-    // Out of the table, the QP is found by no packet: nothing queues a
-    // flush any more. One queued before runs to its end now (soft-RoCE
-    // drains its tasks at destruction, `rxe_qp.c:rxe_qp_do_cleanup`), so
-    // that no work item holds the QP, its rings or its CQs after this.
+    dev.qp_table().remove(qpn);
+    // Out of the table, the QP is found by no new packet; one that found
+    // it before is delivered, or refused at the gate, before this returns
+    // (soft-RoCE waits for the QP's references, `rxe_pool.c:__rxe_cleanup`).
+    qp.core.gate.close();
+    // So nothing queues a flush any more. One queued before runs to its
+    // end now (soft-RoCE drains its tasks at destruction,
+    // `rxe_qp.c:rxe_qp_do_cleanup`), so that no work item holds the QP,
+    // its rings or its CQs after this.
     qp.core.wait_flush();
     // Nothing resumes its sending now; its packets still in flight keep
     // only the flow (`super::tx`).

@@ -74,7 +74,8 @@ pub(super) enum Delivery {
 }
 
 /// Delivers a message to `dest`, a QP of this device (soft-RoCE's receive
-/// checks, `rxe_recv.c`, then its responder for UD, `rxe_resp.c`). A
+/// checks, `rxe_recv.c`, then its responder for UD, `rxe_resp.c`), with
+/// a pass of its gate held by the caller. A
 /// message the QP does not take is dropped. Process context or softirq:
 /// a QP in error has its receive queue flushed from a work item
 /// ([`QpCore::flush_later`]), not here, where a ring's worth could keep
@@ -225,6 +226,11 @@ pub(crate) fn receive<'hook>(
         counters.count(Count::Qpn);
         return Ok(());
     };
+    // Being destroyed: as if it were gone already.
+    let Some(delivering) = dest.gate.enter() else {
+        counters.count(Count::Qpn);
+        return Ok(());
+    };
     if !wire::pkey_ok(pkt.pkey) {
         counters.count(Count::Pkey);
         return Ok(());
@@ -236,6 +242,7 @@ pub(crate) fn receive<'hook>(
         Delivery::Flushed => Count::Flushed,
         Delivery::NoBuffer => Count::NoBuffer,
     });
+    drop(delivering);
     drop(guard);
     skb.into_skb().consume();
     Ok(())

@@ -229,7 +229,7 @@ impl<T: Driver> Vtable<T> {
         // Without `create_qp`, ib_core still allocates the QP before
         // calling the (failing) driver: ib_core's size then.
         size_ib_qp: if T::HAS_CREATE_QP {
-            size_of::<Object<bindings::ib_qp, T::Qp>>()
+            size_of::<Object<bindings::ib_qp, qp_ops::QpObject<T::Qp>>>()
         } else {
             size_of::<bindings::ib_qp>()
         },

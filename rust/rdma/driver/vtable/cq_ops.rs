@@ -21,26 +21,46 @@ use crate::{
             object::Object,
             Driver, //
         },
+        mmap::Offers,
     },
 };
+use core::cell::RefCell;
 use kernel::{
     error::from_result,
     ffi::{
         c_int,
         c_uint, //
     },
+    new_mutex,
     prelude::*,
-    sync::Arc,
+    sync::{
+        Arc,
+        Mutex, //
+    },
 };
 
 /// What follows ib_core's `ib_cq` in a CQ of the driver: the handlers the
-/// driver's notifiers call, which this layer revokes when the CQ goes,
+/// driver's notifiers call, which this layer revokes when the CQ goes, the
+/// rings offered to the process, withdrawn at the latest when the CQ goes,
 /// then the driver's data.
 #[pin_data]
 pub(in crate::rdma::driver) struct CqObject<D> {
     handlers: Arc<CqHandlers>,
     #[pin]
+    offers: Mutex<Offers>,
+    #[pin]
     data: D,
+}
+
+/// The whole object of a CQ of `T`'s table.
+///
+/// # Safety
+///
+/// As [`cq_data`].
+unsafe fn cq_object<'a, T: Driver>(cq: *mut bindings::ib_cq) -> &'a CqObject<T::Cq> {
+    // SAFETY: The caller's promise: an `Object<ib_cq, CqObject<T::Cq>>`,
+    // its data initialised for `'a`.
+    unsafe { Object::<_, CqObject<T::Cq>>::data(cq) }
 }
 
 /// The driver's data of a CQ of its table.
@@ -50,9 +70,8 @@ pub(in crate::rdma::driver) struct CqObject<D> {
 /// `cq` was set up by a successful `create_cq` of `T`'s table, and is not
 /// destroyed during `'a`.
 pub(super) unsafe fn cq_data<'a, T: Driver>(cq: *mut bindings::ib_cq) -> &'a T::Cq {
-    // SAFETY: The caller's promise: an `Object<ib_cq, CqObject<T::Cq>>`,
-    // its data initialised for `'a`.
-    unsafe { &Object::<_, CqObject<T::Cq>>::data(cq).data }
+    // SAFETY: The caller's promise.
+    unsafe { &cq_object::<T>(cq).data }
 }
 
 impl<T: Driver> Vtable<T> {
@@ -76,18 +95,25 @@ impl<T: Driver> Vtable<T> {
             // promise); revoked below if it is not made, by `destroy_cq`
             // otherwise.
             let handlers = unsafe { CqHandlers::new(cq) }?;
-            // SAFETY: The caller's promise.
+            // What the driver offers; dropped here if the CQ is not made.
+            let offers = RefCell::new(Offers::new());
+            // SAFETY: The caller's promise; the offers go with the CQ or
+            // at the end of this call.
             let (dev, req) = unsafe {
                 (
                     dev::<T>((*cq).device),
-                    CqCreate::from_raw(cq, attr, attrs, &handlers),
+                    CqCreate::from_raw(cq, attr, attrs, &handlers, &offers),
                 )
             };
             let data = T::create_cq(dev, &req);
             let kept = handlers.clone();
+            let made_offers = &offers;
+            // The fields in this order: the driver's data is made (and
+            // offers its rings) before the offers are moved into the CQ.
             let init = try_pin_init!(CqObject::<T::Cq> {
                 handlers: kept,
                 data <- data,
+                offers <- new_mutex!(made_offers.replace(Offers::new()), "CqObject::offers"),
             }? Error);
             // SAFETY: A fresh object of the driver's size, as `Object`
             // needs.
@@ -163,14 +189,14 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The CQ is live with initialised data, on a
         // `DriverDevice<T>`, and `udata` is the verb's (the caller's
-        // promise).
-        let (dev, data, req) = unsafe {
-            (
-                dev::<T>((*cq).device),
-                cq_data::<T>(cq),
-                CqResize::from_raw(cq, cqe, udata),
-            )
-        };
-        from_result(|| T::resize_user_cq(dev, data, &req).map(|()| 0))
+        // promise); the offers are the CQ's.
+        let (dev, obj) = unsafe { (dev::<T>((*cq).device), cq_object::<T>(cq)) };
+        // SAFETY: As above.
+        let req = unsafe { CqResize::from_raw(cq, cqe, udata, &obj.offers) };
+        let ret = from_result(|| T::resize_user_cq(dev, &obj.data, &req).map(|()| 0));
+        // Whether it worked or not, the rings the driver let go of (the old
+        // one, or the new one) are no longer offered.
+        obj.offers.lock().prune();
+        ret
     }
 }

@@ -18,6 +18,7 @@ use crate::{
             ops::QpObjects,
             Driver, //
         },
+        mmap::Offers,
         qp::{
             QpCreate,
             QpModify,
@@ -25,10 +26,34 @@ use crate::{
         },
     },
 };
+use core::cell::RefCell;
 use kernel::{
     error::from_result,
-    ffi::c_int, //
+    ffi::c_int,
+    prelude::*, //
 };
+
+/// What follows ib_core's `ib_qp` in a QP of the driver: the driver's
+/// data, then the rings offered to the process, withdrawn when the QP goes
+/// (after the data is dropped).
+#[pin_data]
+pub(in crate::rdma::driver) struct QpObject<D> {
+    #[pin]
+    data: D,
+    offers: Offers,
+}
+
+/// The driver's data of a QP of its table.
+///
+/// # Safety
+///
+/// `qp` was set up by a successful `create_qp` of `T`'s table, and is not
+/// destroyed during `'a`.
+unsafe fn qp_data<'a, T: Driver>(qp: *mut bindings::ib_qp) -> &'a T::Qp {
+    // SAFETY: The caller's promise: an `Object<ib_qp, QpObject<T::Qp>>`,
+    // its data initialised for `'a`.
+    unsafe { &Object::<_, QpObject<T::Qp>>::data(qp).data }
+}
 
 impl<T: Driver> Vtable<T> {
     /// `ib_device_ops.create_qp`.
@@ -46,8 +71,16 @@ impl<T: Driver> Vtable<T> {
         init: *mut bindings::ib_qp_init_attr,
         udata: *mut bindings::ib_udata,
     ) -> c_int {
-        // SAFETY: The caller's promise.
-        let (dev, req) = unsafe { (dev::<T>((*qp).device), QpCreate::from_raw(qp, init, udata)) };
+        // What the driver offers; dropped here if the QP is not made.
+        let offers = RefCell::new(Offers::new());
+        // SAFETY: The caller's promise; the offers go with the QP or at the
+        // end of this call.
+        let (dev, req) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                QpCreate::from_raw(qp, init, udata, &offers),
+            )
+        };
         // SAFETY: ib_core set the PD and CQs it holds for the QP (and
         // counts their uses), of this device, so of this table, live with
         // initialised data for the call.
@@ -58,8 +91,15 @@ impl<T: Driver> Vtable<T> {
                 recv_cq: (*qp).recv_cq.as_mut().map(|cq| cq_data::<T>(cq)),
             }
         };
+        let made_offers = &offers;
+        // The fields in this order: the driver's data is made (and offers
+        // its rings) before the offers are moved into the QP.
+        let init = try_pin_init!(QpObject::<T::Qp> {
+            data <- T::create_qp(dev, &req, objs),
+            offers: made_offers.replace(Offers::new()),
+        }? Error);
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
-        from_result(|| unsafe { Object::init(qp, T::create_qp(dev, &req, objs)) }.map(|()| 0))
+        from_result(|| unsafe { Object::init(qp, init) }.map(|()| 0))
     }
 
     /// `ib_device_ops.post_send`.
@@ -77,7 +117,7 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The QP is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`.
-        let (dev, data) = unsafe { (dev::<T>((*qp).device), Object::<_, T::Qp>::data(qp)) };
+        let (dev, data) = unsafe { (dev::<T>((*qp).device), qp_data::<T>(qp)) };
         // rv0's QPs are user QPs: the work requests are in the send queue,
         // and a list, if any, is not looked at (as soft-RoCE for user QPs).
         let ret = from_result(|| T::post_send(dev, data).map(|()| 0));
@@ -103,13 +143,8 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The QP is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`.
-        let (dev, data, udata) = unsafe {
-            (
-                dev::<T>((*qp).device),
-                Object::<_, T::Qp>::data(qp),
-                opt_udata(udata),
-            )
-        };
+        let (dev, data, udata) =
+            unsafe { (dev::<T>((*qp).device), qp_data::<T>(qp), opt_udata(udata)) };
         // CAST: A bit mask, passed as `int`.
         let mask = mask as u32;
         // SAFETY: The QP and the attributes are valid for the call.
@@ -142,7 +177,7 @@ impl<T: Driver> Vtable<T> {
         let (dev, data, query) = unsafe {
             (
                 dev::<T>((*qp).device),
-                Object::<_, T::Qp>::data(qp),
+                qp_data::<T>(qp),
                 QpQuery::from_raw(qp, attr, init),
             )
         };
@@ -164,16 +199,11 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The QP is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`.
-        let (dev, data, udata) = unsafe {
-            (
-                dev::<T>((*qp).device),
-                Object::<_, T::Qp>::data(qp),
-                opt_udata(udata),
-            )
-        };
+        let (dev, data, udata) =
+            unsafe { (dev::<T>((*qp).device), qp_data::<T>(qp), opt_udata(udata)) };
         T::destroy_qp(dev, data, udata);
         // SAFETY: Destroyed: ib_core frees the object next.
-        unsafe { Object::<_, T::Qp>::drop_data(qp) };
+        unsafe { Object::<_, QpObject<T::Qp>>::drop_data(qp) };
         0
     }
 }
