@@ -55,6 +55,10 @@ void rverbs_copy_to_shared(void *dst, const void *src, size_t len);
 void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 		      bool to_page);
 void rverbs_cond_resched(void);
+u64 __percpu *rverbs_pcpu_counters_alloc(unsigned int n);
+void rverbs_pcpu_counters_free(u64 __percpu *counters);
+void rverbs_pcpu_counter_inc(u64 __percpu *counters, unsigned int i);
+u64 rverbs_pcpu_counter_sum(u64 __percpu *counters, unsigned int i);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

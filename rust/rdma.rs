@@ -4,11 +4,15 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 //!
-//! One C object per file. Each type is a `#[repr(transparent)]` wrapper of
-//! the C struct, reached from a raw pointer only through an `unsafe fn
-//! from_raw` whose safety section states what the C caller guarantees.
-//! Everything above this layer (`verbs`, `sw`) is written without `unsafe`
-//! and without `bindings::`.
+//! Mostly one C object per file: a `#[repr(transparent)]` wrapper of the C
+//! struct, reached from a raw pointer only through an `unsafe fn from_raw`
+//! whose safety section states what the C caller guarantees; the requests
+//! a driver answers (`CqCreate`, `QpCreate`, ...), views valid for one
+//! call. Besides: the driver side of ib_core ([`driver`]), the memory a
+//! process maps ([`mmap`], [`ring`]), the tables the data path reads under
+//! RCU ([`table`]) and the gates that fence its uses out of a destroyed
+//! object ([`gate`]). Everything above this layer (`verbs`, `sw`) is
+//! written without `unsafe` and without `bindings::`.
 
 pub(crate) mod ah;
 pub(crate) mod ah_attr;
@@ -30,8 +34,6 @@ pub(crate) mod umem;
 pub(crate) mod wqe;
 pub(crate) mod xrcd;
 
-/// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
-/// software device speaks.
 /// Lets other tasks run (`cond_resched`), between work items of a loop
 /// that userspace can make long. Process context only: it may sleep.
 pub(crate) fn cond_resched() {
@@ -39,4 +41,6 @@ pub(crate) fn cond_resched() {
     unsafe { crate::bindings::rverbs_cond_resched() }
 }
 
+/// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
+/// software device speaks.
 pub(crate) const RDMA_DRIVER_RXE: u32 = crate::bindings::rdma_driver_id_RDMA_DRIVER_RXE;

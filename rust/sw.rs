@@ -5,13 +5,18 @@
 //! `rdma link add rv0 type rverbs netdev veth0` creates a device bound to a
 //! netdev: one RoCE port (v1 and v2 GIDs, filled by ib_core's RoCE GID
 //! management from the netdev's addresses) whose state and MTU follow the
-//! netdev. It implements the control path of the verbs (device, port and
-//! P_Key queries, user contexts, protection domains, address handles, XRC
-//! domains) and answers the soft-RoCE user ABI, so rdma-core's rxe provider
-//! opens it. Data path verbs (CQ, QP, MR, ...) fail with `EOPNOTSUPP`.
+//! netdev. It answers the soft-RoCE user ABI, so rdma-core's rxe provider
+//! opens it: the control path of the verbs (device, port and P_Key
+//! queries, user contexts, protection domains, address handles, XRC
+//! domains), user CQs, UD QPs and user MRs, and UD traffic within the
+//! device and as RoCE v2 on the wire. RC/UC QPs, SRQs, memory windows,
+//! multicast and kernel CQs/QPs fail with `EOPNOTSUPP`.
 //!
-//! - [`device`]: the driver (`ib_device_ops`) and the device's data;
-//! - [`ah`]: the table of live address handles (`ah_num`, debugfs dump);
+//! - [`device`]: the driver (`impl Driver`) and the device's data;
+//! - [`ah`], [`cq`], [`qp`], [`mr`], [`ids`]: the objects and their numbers;
+//! - [`datapath`], [`receive`], [`flush`], [`tx`], [`wire`]: sending,
+//!   receiving, flushing in error, transmit backpressure, the packets;
+//! - [`port`]: the netdevs of the devices, where received packets come in;
 //! - [`link`]: the `rverbs` link type and the netdev events.
 //!
 //! This layer has no `unsafe` and no `bindings::`: it is written against

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Locks, and a wait for work, that the kernel crate does not have.
+//! Locks, a wait for work and per-CPU counters, which the kernel crate
+//! does not have.
 //!
 //! C headers: [`include/linux/spinlock.h`](srctree/include/linux/spinlock.h),
-//! [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
+//! [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h),
+//! [`include/linux/percpu.h`](srctree/include/linux/percpu.h)
 
 use crate::bindings;
+use core::ptr::NonNull;
 use kernel::{
+    prelude::*,
     sync::lock::{
         Backend,
         Lock, //
@@ -79,4 +83,72 @@ pub(crate) fn flush_work<T: ?Sized, const ID: u64>(work: &Work<T, ID>) {
     // SAFETY: `work` is an initialised work item, borrowed for the call;
     // `flush_work` only waits for it.
     unsafe { bindings::flush_work(Work::raw_get(work)) };
+}
+
+/// `N` counters kept per CPU (`alloc_percpu`): each CPU counts on its own
+/// cache line, in any context, and a reader sums them. For statistics the
+/// data path updates on every packet, where one shared atomic would move
+/// between the CPUs' caches each time.
+///
+/// # Invariants
+///
+/// `ptr` is a per-CPU allocation of `N` zeroed `u64` from
+/// `rverbs_pcpu_counters_alloc`, owned by this value.
+pub(crate) struct PerCpuCounters<const N: usize> {
+    ptr: NonNull<u64>,
+}
+
+// SAFETY: The counters are per-CPU memory owned by this value; they may be
+// freed from any task.
+unsafe impl<const N: usize> Send for PerCpuCounters<N> {}
+// SAFETY: Through `&PerCpuCounters` each CPU increments only its own
+// counters (`this_cpu_inc`, safe against interrupts there), and readers
+// only read.
+unsafe impl<const N: usize> Sync for PerCpuCounters<N> {}
+
+impl<const N: usize> PerCpuCounters<N> {
+    /// `N` counters at zero.
+    pub(crate) fn new() -> Result<Self> {
+        let n = u32::try_from(N).map_err(|_| EINVAL)?;
+        // SAFETY: Any count may be asked for; the result is checked.
+        let ptr = unsafe { bindings::rverbs_pcpu_counters_alloc(n) };
+        // INVARIANT: A fresh allocation of `N` counters, ours.
+        Ok(Self {
+            ptr: NonNull::new(ptr).ok_or(ENOMEM)?,
+        })
+    }
+
+    /// Adds one to counter `i` on this CPU (none if `i` is not below `N`).
+    /// Any context.
+    pub(crate) fn inc(&self, i: usize) {
+        if i >= N {
+            return;
+        }
+        let Ok(i) = u32::try_from(i) else {
+            return;
+        };
+        // SAFETY: Counter `i` of a live allocation of `N` (type invariant).
+        unsafe { bindings::rverbs_pcpu_counter_inc(self.ptr.as_ptr(), i) };
+    }
+
+    /// The sum of counter `i` over the CPUs (0 if `i` is not below `N`),
+    /// each CPU's value read once, as it is at that moment.
+    pub(crate) fn sum(&self, i: usize) -> u64 {
+        if i >= N {
+            return 0;
+        }
+        let Ok(i) = u32::try_from(i) else {
+            return 0;
+        };
+        // SAFETY: Counter `i` of a live allocation of `N` (type invariant).
+        unsafe { bindings::rverbs_pcpu_counter_sum(self.ptr.as_ptr(), i) }
+    }
+}
+
+impl<const N: usize> Drop for PerCpuCounters<N> {
+    fn drop(&mut self) {
+        // SAFETY: Ours (type invariant), freed once; `free_percpu` may be
+        // called in any context.
+        unsafe { bindings::rverbs_pcpu_counters_free(self.ptr.as_ptr()) };
+    }
 }

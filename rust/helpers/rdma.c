@@ -7,6 +7,7 @@
 
 #include <linux/cache.h>
 #include <linux/highmem.h>
+#include <linux/percpu.h>
 #include <linux/xarray.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_umem.h>
@@ -194,4 +195,35 @@ void rverbs_spin_unlock_bh(spinlock_t *lock)
 int rverbs_spin_trylock_bh(spinlock_t *lock)
 {
 	return spin_trylock_bh(lock);
+}
+
+/*
+ * Per-CPU counters: n u64 for each possible CPU, zeroed; each CPU counts
+ * on its own line (this_cpu_inc: safe against interrupts on this CPU),
+ * and a reader sums them.  Rust sees the __percpu pointer as a plain one
+ * (bindgen) and only passes it back here.
+ */
+u64 __percpu *rverbs_pcpu_counters_alloc(unsigned int n)
+{
+	return __alloc_percpu_gfp(n * sizeof(u64), sizeof(u64), GFP_KERNEL);
+}
+
+void rverbs_pcpu_counters_free(u64 __percpu *counters)
+{
+	free_percpu(counters);
+}
+
+void rverbs_pcpu_counter_inc(u64 __percpu *counters, unsigned int i)
+{
+	this_cpu_inc(counters[i]);
+}
+
+u64 rverbs_pcpu_counter_sum(u64 __percpu *counters, unsigned int i)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(&counters[i], cpu));
+	return sum;
 }

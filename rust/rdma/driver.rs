@@ -14,8 +14,9 @@
 //! - [`attrs`]: what the driver reports (device, port, immutable port data);
 //! - [`vtable`]: the table and the trampolines ib_core calls;
 //! - [`object`]: how ib_core's objects carry the driver's data;
-//! - [`unsupported`]: the operations ib_core requires that are not modelled
-//!   yet (QP, MR, `poll_cq`), failing with `EOPNOTSUPP`;
+//! - [`unsupported`]: what ib_core requires of a kverbs provider and a
+//!   driver does not implement (QPs, CQs, `poll_cq`, `post_recv`), failing
+//!   with `EOPNOTSUPP`;
 //! - [`device`]: a device ([`DriverDevice`]) and its allocation;
 //! - [`registry`]: the devices of a driver, registered and unregistered.
 //!
@@ -30,10 +31,17 @@
 //!    that shares the driver id) ends in `ops.dealloc_driver`, which drops
 //!    the data; the registry waits for that before the module can go.
 //!
-//! Every object ib_core allocates for the driver (PD, AH, ucontext, XRCD, CQ)
-//! is an [`object::Object`]: ib_core's struct first, then the driver's
-//! data, initialised in place by the constructor's `PinInit` and dropped
-//! after the destructor.
+//! Every object ib_core allocates for the driver (ucontext, PD, AH, XRCD,
+//! CQ, QP; an MR the trampolines allocate themselves) is an
+//! [`object::Object`]: ib_core's struct first, then the driver's data,
+//! initialised in place by the constructor's `PinInit` and dropped after
+//! the destructor. For CQs and QPs this layer keeps its own part beside
+//! the driver's data: a CQ's handlers, which the driver's notifiers call
+//! and this layer revokes when the CQ goes ([`crate::rdma::cq`]), and the
+//! rings the object offers to its process, whose mmap entries this layer
+//! removes when the object goes ([`crate::rdma::mmap::Offers`]), so that
+//! what a driver keeps of them (a notifier, a [`crate::rdma::ring::UserQueue`])
+//! names neither the `ib_cq` nor the ucontext and may outlive both.
 //!
 //! # Example
 //!
@@ -50,6 +58,8 @@
 //!     type Ah = ();
 //!     type Xrcd = ();
 //!     type Cq = ();
+//!     type Qp = ();
+//!     type Mr = ();
 //!     const DRIVER_ID: u32 = ...;
 //!     const UVERBS_ABI_VER: u32 = 1;
 //!

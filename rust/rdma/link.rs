@@ -134,7 +134,9 @@ impl<T: LinkType> LinkRegistration<T> {
     /// (under ib_core's link lock, which `rdma_link_unregister` waits for),
     /// with a NUL-terminated name and a valid, referenced netdev.
     unsafe extern "C" fn newlink(name: *const c_char, ndev: *mut bindings::net_device) -> c_int {
-        // SAFETY: The caller's promise.
+        // SAFETY: `name` is NUL-terminated and `ndev` referenced by ib_core
+        // for the call (the caller's promise): what `from_char_ptr` and
+        // `from_raw` need, for the call.
         let (name, ndev) = unsafe { (CStr::from_char_ptr(name), NetDevice::from_raw(ndev)) };
         let Some(data) = NonNull::new(T::slot().0.load(Acquire)) else {
             return EINVAL.to_errno();

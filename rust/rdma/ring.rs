@@ -129,7 +129,9 @@ impl UserQueue {
             (*hdr).log2_elem_size = geo.log2_elem_size;
             (*hdr).index_mask = geo.index_mask();
         }
-        // SAFETY: The caller's promise.
+        // SAFETY: `uctx` is the live ucontext of the verb, of a device
+        // with `mmap` and `mmap_free` (the caller's promise, as
+        // `Offers::offer` needs).
         let offset = unsafe { offers.offer(uctx, buf.clone())? };
         Ok(Self { buf, geo, offset })
     }

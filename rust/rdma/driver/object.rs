@@ -59,7 +59,9 @@ impl<C, D> Object<C, D> {
     /// `core` is the ib_core struct of an `Object<C, D>` whose data is
     /// initialised and not used afterwards.
     pub(super) unsafe fn drop_data(core: *mut C) {
-        // SAFETY: The caller's promise.
+        // SAFETY: `core` is at offset 0 of the `repr(C)` object, so the
+        // projection is its `data`, initialised and used by nobody after
+        // this (the caller's promise): dropped once, in place.
         unsafe { core::ptr::drop_in_place(&raw mut (*core.cast::<Self>()).data) };
     }
 

@@ -52,7 +52,8 @@ pub(crate) struct Vtable<T: Driver>(PhantomData<T>);
 /// `'a` (see the module documentation: true for the duration of any
 /// operation of `Vtable<T>` but `dealloc_driver`).
 unsafe fn dev<'a, T: Driver>(device: *mut bindings::ib_device) -> &'a DriverDevice<T> {
-    // SAFETY: The caller's promise.
+    // SAFETY: `device` is a `DriverDevice<T>` with its data initialised
+    // for `'a` (the caller's promise), what `from_raw` needs.
     unsafe { DriverDevice::from_raw(device) }
 }
 
@@ -62,7 +63,8 @@ unsafe fn dev<'a, T: Driver>(device: *mut bindings::ib_device) -> &'a DriverDevi
 ///
 /// `udata` is null or valid for `'a`.
 unsafe fn opt_udata<'a>(udata: *mut bindings::ib_udata) -> Option<&'a Udata> {
-    // SAFETY: The caller's promise.
+    // SAFETY: Null or valid for `'a` (the caller's promise), what
+    // `from_raw_opt` needs.
     unsafe { Udata::from_raw_opt(udata) }
 }
 

@@ -125,7 +125,7 @@ impl Resources {
             pd_ids: Atomic::new(0),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
-            wire: Counters::new(),
+            wire: Counters::new()?,
         }? Error)
     }
 }

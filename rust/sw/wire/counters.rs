@@ -2,12 +2,10 @@
 
 //! What a device counts on its wire (the `wire` debugfs file).
 
+use crate::sync::PerCpuCounters;
 use kernel::{
     debugfs::Writer,
-    sync::atomic::{
-        Atomic,
-        Relaxed, //
-    },
+    prelude::*, //
 };
 
 /// What a device counts on the wire: packets sent, and every received
@@ -77,25 +75,26 @@ const COUNT_NAMES: [&str; 18] = [
     "yield_rxe",
 ];
 
-/// The counters of a device's wire.
-pub(crate) struct Counters([Atomic<u64>; COUNT_NAMES.len()]);
+/// The counters of a device's wire, per CPU: every packet counts, on
+/// every CPU that receives or sends, without a line shared between them.
+pub(crate) struct Counters(PerCpuCounters<{ COUNT_NAMES.len() }>);
 
 impl Counters {
-    pub(crate) fn new() -> Self {
-        Self(core::array::from_fn(|_| Atomic::new(0)))
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Self(PerCpuCounters::new()?))
     }
 
     /// Counts one `what`. Any context.
     pub(crate) fn count(&self, what: Count) {
-        // CAST: An index of the array (one name per variant).
-        self.0[what as usize].fetch_add(1, Relaxed);
+        // CAST: An index of the names (one per variant).
+        self.0.inc(what as usize);
     }
 }
 
 impl Writer for Counters {
     fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        for (name, n) in COUNT_NAMES.iter().zip(self.0.iter()) {
-            writeln!(f, "{} {}", name, n.load(Relaxed))?;
+        for (i, name) in COUNT_NAMES.iter().enumerate() {
+            writeln!(f, "{} {}", name, self.0.sum(i))?;
         }
         Ok(())
     }

@@ -70,7 +70,8 @@ unsafe fn cq_object<'a, T: Driver>(cq: *mut bindings::ib_cq) -> &'a CqObject<T::
 /// `cq` was set up by a successful `create_cq` of `T`'s table, and is not
 /// destroyed during `'a`.
 pub(super) unsafe fn cq_data<'a, T: Driver>(cq: *mut bindings::ib_cq) -> &'a T::Cq {
-    // SAFETY: The caller's promise.
+    // SAFETY: A CQ of `T`'s table, live during `'a` (the caller's
+    // promise), as `cq_object` needs.
     unsafe { &cq_object::<T>(cq).data }
 }
 

@@ -208,7 +208,8 @@ impl<T: Driver> Vtable<T> {
     /// Called once, by `ib_dealloc_device`, on a `DriverDevice<T>` that no
     /// operation uses any more.
     pub(super) unsafe extern "C" fn dealloc_driver(device: *mut bindings::ib_device) {
-        // SAFETY: The caller's promise.
+        // SAFETY: A `DriverDevice<T>` that no operation uses any more,
+        // deallocated once (the caller's promise), as `dealloc` needs.
         unsafe { DriverDevice::<T>::dealloc(device) };
     }
 }

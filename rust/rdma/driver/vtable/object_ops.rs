@@ -38,7 +38,9 @@ impl<T: Driver> Vtable<T> {
         uctx: *mut bindings::ib_ucontext,
         udata: *mut bindings::ib_udata,
     ) -> c_int {
-        // SAFETY: The caller's promise.
+        // SAFETY: `uctx` is ib_core's fresh context, its `device` a
+        // `DriverDevice<T>`, and `udata` is valid for the call (the
+        // caller's promise): what `dev` and `Udata::from_raw` need.
         let (dev, udata) = unsafe { (dev::<T>((*uctx).device), Udata::from_raw(udata)) };
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
         from_result(|| unsafe { Object::init(uctx, T::alloc_ucontext(dev, udata)) }.map(|()| 0))
@@ -93,7 +95,9 @@ impl<T: Driver> Vtable<T> {
         pd: *mut bindings::ib_pd,
         udata: *mut bindings::ib_udata,
     ) -> c_int {
-        // SAFETY: The caller's promise.
+        // SAFETY: `pd` is ib_core's fresh PD, its `device` a
+        // `DriverDevice<T>`, and `udata` null or valid for the call (the
+        // caller's promise): what `dev` and `opt_udata` need.
         let (dev, udata) = unsafe { (dev::<T>((*pd).device), opt_udata(udata)) };
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
         from_result(|| unsafe { Object::init(pd, T::alloc_pd(dev, udata)) }.map(|()| 0))
@@ -140,7 +144,10 @@ impl<T: Driver> Vtable<T> {
         init_attr: *mut bindings::rdma_ah_init_attr,
         udata: *mut bindings::ib_udata,
     ) -> c_int {
-        // SAFETY: The caller's promise.
+        // SAFETY: `ah` is ib_core's fresh AH on a `DriverDevice<T>`,
+        // `init_attr` and its attribute are valid and ours for the call,
+        // `udata` null or valid (the caller's promise): what `dev`,
+        // `AhAttr::from_raw` and `opt_udata` need.
         let (dev, attr, flags, udata) = unsafe {
             (
                 dev::<T>((*ah).device),
@@ -197,7 +204,10 @@ impl<T: Driver> Vtable<T> {
         ah: *mut bindings::ib_ah,
         attr: *mut bindings::rdma_ah_attr,
     ) -> c_int {
-        // SAFETY: The caller's promise.
+        // SAFETY: `ah` is a live AH of this table, its data initialised,
+        // on a `DriverDevice<T>`, and `attr` valid and ours for the call
+        // (the caller's promise): what `dev`, `Object::data` and
+        // `AhAttr::from_raw` need.
         let (dev, data, attr) = unsafe {
             (
                 dev::<T>((*ah).device),
@@ -237,7 +247,9 @@ impl<T: Driver> Vtable<T> {
         xrcd: *mut bindings::ib_xrcd,
         udata: *mut bindings::ib_udata,
     ) -> c_int {
-        // SAFETY: The caller's promise.
+        // SAFETY: `xrcd` is ib_core's fresh XRCD, its `device` a
+        // `DriverDevice<T>`, and `udata` null or valid for the call (the
+        // caller's promise): what `dev` and `opt_udata` need.
         let (dev, udata) = unsafe { (dev::<T>((*xrcd).device), opt_udata(udata)) };
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
         from_result(|| unsafe { Object::init(xrcd, T::alloc_xrcd(dev, udata)) }.map(|()| 0))
