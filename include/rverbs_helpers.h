@@ -59,6 +59,9 @@ u64 __percpu *rverbs_pcpu_counters_alloc(unsigned int n);
 void rverbs_pcpu_counters_free(u64 __percpu *counters);
 void rverbs_pcpu_counter_inc(u64 __percpu *counters, unsigned int i);
 u64 rverbs_pcpu_counter_sum(u64 __percpu *counters, unsigned int i);
+int rverbs_release_start(void);
+void rverbs_release_stop(void);
+int rverbs_release_after_gp(void (*fn)(void *data), void *data);
 
 /* net.c */
 struct net *rverbs_dev_net(const struct net_device *dev);

@@ -72,12 +72,16 @@ struct Rverbs {
     _debugfs: debugfs::Root,
     #[pin]
     _neigh_updates: net::neighbour::NeighUpdates,
+    // Started first, dropped last: the devices' tables release what they
+    // let go of there, and its drop waits for all of it.
+    _release: rdma::table::Release,
 }
 
 impl kernel::InPlaceModule for Rverbs {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let dir = kernel::debugfs::Dir::new(c"rverbs");
         try_pin_init!(Self {
+            _release: rdma::table::Release::start()?,
             _neigh_updates <- net::neighbour::NeighUpdates::register(),
             _debugfs <- debugfs::Root::new(dir.clone()),
             sw <- sw::link::SoftRoce::new(dir),

@@ -8,6 +8,8 @@
 #include <linux/cache.h>
 #include <linux/highmem.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_umem.h>
@@ -226,4 +228,58 @@ u64 rverbs_pcpu_counter_sum(u64 __percpu *counters, unsigned int i)
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(*per_cpu_ptr(&counters[i], cpu));
 	return sum;
+}
+
+/*
+ * Work after a grace period, in process context: rverbs' own unbound
+ * workqueue, so that the module's exit can drain it (a system workqueue
+ * may not be flushed).  A table's reference to an object it let go of is
+ * dropped from here (rust/rdma/table.rs): never in softirq, where the
+ * last reference to a ring would vfree() it through vfree_atomic(),
+ * which writes its list node into the first bytes of the buffer, pages
+ * a process may still map.
+ */
+static struct workqueue_struct *rverbs_release_wq;
+
+struct rverbs_release {
+	struct rcu_work rwork;
+	void (*fn)(void *data);
+	void *data;
+};
+
+static void rverbs_release_run(struct work_struct *work)
+{
+	struct rverbs_release *r = container_of(to_rcu_work(work), struct rverbs_release, rwork);
+
+	r->fn(r->data);
+	kfree(r);
+}
+
+int rverbs_release_start(void)
+{
+	rverbs_release_wq = alloc_workqueue("rverbs_release", WQ_UNBOUND, 0);
+	return rverbs_release_wq ? 0 : -ENOMEM;
+}
+
+/* No release is queued any more: waits for those queued. */
+void rverbs_release_stop(void)
+{
+	/* queue_rcu_work() queues the work from an RCU callback. */
+	rcu_barrier();
+	destroy_workqueue(rverbs_release_wq);
+	rverbs_release_wq = NULL;
+}
+
+/* fn(data), in process context, after a grace period.  -ENOMEM. */
+int rverbs_release_after_gp(void (*fn)(void *data), void *data)
+{
+	struct rverbs_release *r = kmalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return -ENOMEM;
+	r->fn = fn;
+	r->data = data;
+	INIT_RCU_WORK(&r->rwork, rverbs_release_run);
+	queue_rcu_work(rverbs_release_wq, &r->rwork);
+	return 0;
 }

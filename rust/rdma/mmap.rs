@@ -14,7 +14,8 @@
 //! drops, and so it is removed before ib_core can free the ucontext that
 //! the entry names. The driver holds only the memory, a reference-counted
 //! [`UserBuffer`] that names no ucontext: it may keep it as long as it
-//! likes (in a work item, in a queued packet) and drop it in any context.
+//! likes (in a work item, in a queued packet); the last reference goes in
+//! process context (see [`UserBuffer`]).
 //! When the driver lets go of a buffer ([`UserBuffer::retire`]), its entry
 //! is removed at the object's next verb that offers one (a CQ's resize) or
 //! at its destroy, whichever comes first.
@@ -51,9 +52,13 @@ use kernel::{
 };
 
 /// A zeroed buffer of kernel memory that userspace may map
-/// (`vmalloc_user`: page aligned, `VM_USERMAP`), freed by `vfree` (in any
-/// context: `vfree` defers the work from softirq). Shared (`Arc`) by the
-/// driver and the mmap entry that offers it.
+/// (`vmalloc_user`: page aligned, `VM_USERMAP`), freed by `vfree` when the
+/// last reference goes. Shared (`Arc`) by the driver and the mmap entry
+/// that offers it. The last reference must go in process context: from
+/// softirq `vfree` defers the work (`vfree_atomic`) and writes its list
+/// node into the buffer's first bytes, which a process may still map (it
+/// would read a kernel pointer there: seen by `rv0_link.sh` on
+/// 2026-12-05, when a table dropped a QP from an RCU callback).
 ///
 /// # Invariants
 ///
@@ -117,6 +122,9 @@ impl UserBuffer {
 
 impl Drop for UserBuffer {
     fn drop(&mut self) {
+        // Process context (see the type): reported otherwise by kernels
+        // that check (`CONFIG_DEBUG_ATOMIC_SLEEP`, the debug lane).
+        kernel::task::might_sleep();
         // SAFETY: By the type invariant the area is live and ours. Its pages
         // stay allocated while a process maps them (each mapping holds a
         // reference, `remap_vmalloc_range`).

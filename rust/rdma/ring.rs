@@ -99,9 +99,9 @@ pub(crate) const RXE_CQE_SIZE: usize = {
 /// A queue in memory that the process of a ucontext can map: the driver's
 /// side. It names no ucontext (the offer to the process is the generic
 /// layer's, [`Offers`]), so the driver may keep it anywhere, for as long as
-/// it likes, and drop it in any context: dropping it withdraws the offer
-/// at the object's next offering verb or destroy, and the memory goes with
-/// the last of the queue and the process's mappings.
+/// it likes: dropping it withdraws the offer at the object's next offering
+/// verb or destroy, and the memory goes with the last of the queue and the
+/// process's mappings. Dropped in process context ([`UserBuffer`]).
 pub(crate) struct UserQueue {
     buf: Arc<UserBuffer>,
     geo: QueueGeometry,

@@ -9,7 +9,10 @@ use crate::{
     bindings,
     errno::to_result, //
 };
-use core::marker::PhantomData;
+use core::{
+    ffi::c_void,
+    marker::PhantomData, //
+};
 use kernel::{
     prelude::*,
     sync::{
@@ -27,14 +30,14 @@ use kernel::{
 /// ([`RcuTable::get`]), and may take a reference of their own from the
 /// borrow (`Arc::from`). [`RcuTable::remove`] unpublishes an entry and
 /// returns at once: the table's reference is dropped a grace period later,
-/// from an RCU callback, when no reader can still see the object. So an
-/// object's drop must not sleep (what must go in process context, such as
-/// pinned pages, is taken out by its destroy verb: [`super::gate::Gated`]),
-/// and a reader may still use an object after `remove` returned, until its
+/// when no reader can still see the object, from rverbs' release
+/// workqueue (process context: [`Release`]); what must go when the verb
+/// returns, such as pinned pages, is taken out by the verb
+/// ([`super::gate::Gated`]). A reader may still use an object after
+/// `remove` returned, until its
 /// critical section ends: a verb that must know that no use is left (no
 /// completion for a destroyed QP, no access to a deregistered region)
 /// closes the object's [`super::gate::Gate`], which its readers enter.
-/// [`wait_deferred`] waits for the drops still to come (module exit).
 /// Inserting and removing may sleep (process context); reading works in
 /// any context.
 ///
@@ -169,55 +172,59 @@ impl<T: Send + Sync> RcuTable<T> {
     }
 }
 
-/// A reference dropped from an RCU callback: the callback's head first.
-#[repr(C)]
-struct Deferred<T: Send + Sync> {
-    head: Opaque<bindings::callback_head>,
-    obj: Arc<T>,
-}
-
 /// Drops `obj` once the read-side critical sections in progress have
-/// ended: from an RCU callback (softirq, or an RCU kthread with bottom
-/// halves disabled), or here after `synchronize_rcu` if there is no
-/// memory for the callback. Process context.
+/// ended, in process context: from rverbs' release workqueue after a grace
+/// period (`queue_rcu_work`), or here after `synchronize_rcu` if there is
+/// no memory for the work item. Process context.
 fn drop_after_grace_period<T: Send + Sync>(obj: Arc<T>) {
-    let Ok(slot) = KBox::<Deferred<T>>::new_uninit(GFP_KERNEL) else {
+    let ptr = Arc::into_raw(obj);
+    // SAFETY: `drop_deferred::<T>` takes back exactly this reference, once,
+    // in process context; the queue runs until the module's exit drains it
+    // ([`Release`]), which no table outlives.
+    let ret = unsafe {
+        bindings::rverbs_release_after_gp(Some(drop_deferred::<T>), ptr.cast_mut().cast())
+    };
+    if ret != 0 {
         // SAFETY: Process context (the caller's); no read-side critical
         // section of the caller's is open (`remove` may sleep).
         unsafe { bindings::synchronize_rcu() };
-        drop(obj);
-        return;
-    };
-    let node = KBox::into_raw(slot.write(Deferred {
-        head: Opaque::uninit(),
-        obj,
-    }));
-    // SAFETY: `head` is the first field of a `repr(C)` node that stays
-    // where it is until the callback frees it; the callback matches the
-    // node's type. It runs after a grace period, once.
-    unsafe { bindings::call_rcu((*node).head.get(), Some(drop_deferred::<T>)) };
+        // SAFETY: Not queued: the reference is still ours.
+        drop(unsafe { Arc::from_raw(ptr) });
+    }
 }
 
-/// The RCU callback of [`drop_after_grace_period`].
+/// The work of [`drop_after_grace_period`].
 ///
 /// # Safety
 ///
-/// `head` is the head of a `Deferred<T>` from `KBox::into_raw`, given to
-/// `call_rcu` once.
-unsafe extern "C" fn drop_deferred<T: Send + Sync>(head: *mut bindings::callback_head) {
-    // SAFETY: The caller's promise: the head is at offset 0 of the node
-    // (`repr(C)`, `Opaque` is transparent), which is ours again now.
-    drop(unsafe { KBox::from_raw(head.cast::<Deferred<T>>()) });
+/// `data` is a pointer of `Arc::<T>::into_raw` whose reference is given to
+/// this call.
+unsafe extern "C" fn drop_deferred<T: Send + Sync>(data: *mut c_void) {
+    // SAFETY: The caller's promise: the reference is ours now.
+    drop(unsafe { Arc::from_raw(data.cast::<T>().cast_const()) });
 }
 
-/// Waits until every reference that a table has left to drop after a
-/// grace period is dropped (`rcu_barrier`): at module exit, once no table
-/// is used any more, so that no callback runs code of the module after
-/// it is gone. May sleep.
-pub(crate) fn wait_deferred() {
-    kernel::task::might_sleep();
-    // SAFETY: Process context.
-    unsafe { bindings::rcu_barrier() };
+/// rverbs' release workqueue, where tables drop what they let go of: from
+/// the module's start to its end. Dropping it waits for every release
+/// queued (`rcu_barrier`, then the queue drained), so that no work runs
+/// code of the module after it is gone.
+pub(crate) struct Release(());
+
+impl Release {
+    /// Starts the queue; one per module. May sleep.
+    pub(crate) fn start() -> Result<Self> {
+        // SAFETY: Process context, once per module (its init).
+        to_result(unsafe { bindings::rverbs_release_start() })?;
+        Ok(Self(()))
+    }
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        // SAFETY: Started (`start`); every table, which queues releases,
+        // is gone by now (the module drops this last).
+        unsafe { bindings::rverbs_release_stop() };
+    }
 }
 
 #[pinned_drop]

@@ -200,20 +200,8 @@ pub(crate) struct SoftRoce {
     devices: UnregisterAll,
     #[pin]
     events: NetdevNotifier<Events>,
-    // Then: no transmit buffer of a device left anywhere.
+    // Last: no transmit buffer of a device left anywhere.
     tx_barrier: TxBarrier,
-    // Last: no QP or MR of a device left to drop after a grace period.
-    deferred: DeferredDrops,
-}
-
-/// Waits, when dropped, until the tables of the devices have dropped
-/// every object they let go of ([`crate::rdma::table::wait_deferred`]).
-struct DeferredDrops;
-
-impl Drop for DeferredDrops {
-    fn drop(&mut self) {
-        crate::rdma::table::wait_deferred();
-    }
 }
 
 /// Waits, when dropped, until no transmit buffer of rverbs is left in the
@@ -250,7 +238,6 @@ impl SoftRoce {
                 }? Error)),
                 devices: UnregisterAll(devices),
                 tx_barrier: TxBarrier,
-                deferred: DeferredDrops,
             }? Error))
         })
     }
