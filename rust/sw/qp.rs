@@ -169,8 +169,7 @@ pub(crate) struct QpCore {
     /// Its packets in flight, and what resumes its sending.
     pub(crate) tx: Arc<TxFlow>,
     /// What a packet for the QP enters to be delivered (or to queue its
-    /// flush): `destroy_qp` closes it, so that nothing completes on the
-    /// QP once it is destroyed, without waiting for a grace period.
+    /// flush); `destroy_qp` closes it: nothing completes on it after.
     #[pin]
     pub(crate) gate: Gate,
 }
@@ -482,21 +481,17 @@ pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
 
 /// `destroy_qp` of rv0: out of the table, its gate closed once no packet
 /// is being delivered to it, the number goes back; the rings go with the
-/// data (their mappings, if any, keep their pages until they are
-/// unmapped), the table's part a grace period later. Nothing completes (as
-/// soft-RoCE, which flushes without completions at destruction) but a
-/// flush already due, queued by a packet for the QP in error.
+/// data (their mappings keep their pages), the table's part a grace period
+/// later. Nothing completes (as soft-RoCE, which flushes without
+/// completions at destruction) but a flush already due.
 pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
     let qpn = qp.core.qpn;
     dev.qp_table().remove(qpn);
-    // Out of the table, the QP is found by no new packet; one that found
-    // it before is delivered, or refused at the gate, before this returns
-    // (soft-RoCE waits for the QP's references, `rxe_pool.c:__rxe_cleanup`).
+    // A packet that found it before is delivered, or refused at the gate,
+    // before this returns (as `rxe_pool.c:__rxe_cleanup` waits).
     qp.core.gate.close();
-    // So nothing queues a flush any more. One queued before runs to its
-    // end now (soft-RoCE drains its tasks at destruction,
-    // `rxe_qp.c:rxe_qp_do_cleanup`), so that no work item holds the QP,
-    // its rings or its CQs after this.
+    // So nothing queues a flush any more; one queued before ends now
+    // (`rxe_qp.c:rxe_qp_do_cleanup`): no work item holds the QP after this.
     qp.core.wait_flush();
     // Nothing resumes its sending now; its packets still in flight keep
     // only the flow (`super::tx`).
