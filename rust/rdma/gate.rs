@@ -114,7 +114,7 @@ impl Drop for Pass<'_> {
 /// its owner takes back once, after closing the gate: e.g. the pinned
 /// pages of a memory region, released by the verb that deregisters it (in
 /// process context), while the region itself is freed a grace period
-/// later (from an RCU callback).
+/// later (from a work item, [`super::table::Release`]).
 ///
 /// # Invariants
 ///
