@@ -48,6 +48,13 @@ size_t rverbs_umem_fill_pages(struct ib_umem *umem, struct page **pages,
 			      size_t n);
 void *rverbs_xa_store(struct xarray *xa, unsigned long index, void *entry);
 int rverbs_xa_insert(struct xarray *xa, unsigned long index, void *entry);
+void rverbs_xa_init_irq(struct xarray *xa);
+int rverbs_xa_insert_any(struct xarray *xa, unsigned long index, void *entry,
+			 bool may_sleep);
+void *rverbs_xa_replace_any(struct xarray *xa, unsigned long index,
+			    void *entry, bool may_sleep);
+void *rverbs_xa_erase_any(struct xarray *xa, unsigned long index);
+void rverbs_kfree_after_gp(void *obj, struct rcu_head *head);
 u32 rverbs_load_acquire_u32(const u32 *p);
 void rverbs_store_release_u32(u32 *p, u32 v);
 void rverbs_copy_from_shared(void *dst, const void *src, size_t len);

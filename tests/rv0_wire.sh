@@ -247,7 +247,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 24 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 26 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -330,8 +330,30 @@ tagged() {
 			return 1
 		}
 }
+# gid_copy - rv0's own copy of its GID table, which its data path reads
+# (debugfs gids: "index gid type ifindex", from ib_core's add_gid and
+# del_gid), is ib_core's table as sysfs shows it: the same entries, GIDs,
+# types and netdevs.
+gid_copy() {
+	local p=/sys/class/infiniband/rv0/ports/1 i t nd want=''
+	for ((i = 0; i < 32; i++)); do
+		t=$(cat "$p/gid_attrs/types/$i" 2>/dev/null) || continue
+		nd=$(cat "$p/gid_attrs/ndevs/$i") || return 1
+		want+="$i $(cat "$p/gids/$i") $t $(cat "/sys/class/net/$nd/ifindex")"$'\n'
+	done
+	[ -n "$want" ] && [ "$want" = "$(cat $DBG/rv0/gids)"$'\n' ] && return 0
+	printf '# sysfs:  %s\n' "${want//$'\n'/ | }"
+	printf '# debugfs: %s\n' "$(tr '\n' '|' <$DBG/rv0/gids)"
+	return 1
+}
+# vlan_gids - how many of rv0's GIDs (its copy) are of the VLAN's addresses.
+vlan_gids() {
+	grep -c ' 0000:0000:0000:0000:0000:ffff:c612:0001 \| 2001:0db8:0100:' $DBG/rv0/gids
+}
 vlan_up
 ksft_check "VLAN 100 on both ends, rv0 and rxe1 with GIDs of its addresses" test $? = 0
+ksft_check "rv0's copy of its GID table is ib_core's, the VLAN's GIDs in it (add_gid)" \
+	eval 'wait_until 20 gid_copy >/dev/null && [ "$(vlan_gids)" -ge 2 ] || { gid_copy; false; }'
 # -s 128: the headers are all it reads.  In immediate mode libpcap gives
 # each packet a ring frame of the capture length (256 KiB by default on a
 # veth, which offloads), eight frames in its 2 MiB: a guest slow to run
@@ -353,6 +375,8 @@ ksft_check "... every packet rv0 sent there tagged with VLAN 100 (tcpdump on vet
 ksft_check "rv0 <- rxe1 over VLAN 100, IPv4, 17 bytes, with events (-e)" \
 	pingpong - rv0 "$v4" "$NS" rxe1 "$w4" 198.18.0.1 17 -e
 ip link del veth0.100 && ip -n "$NS" link del veth1.100
+ksft_check "... and without them once the VLAN device is gone (del_gid)" \
+	eval 'wait_until 20 eval "gid_copy >/dev/null && [ \"\$(vlan_gids)\" = 0 ]" || { gid_copy; false; }'
 
 # The port's MTU over a netdev MTU: the largest IBTA MTU that leaves
 # soft-RoCE's 80 bytes for the headers (RXE_MAX_HDR_LENGTH; rv0 kept

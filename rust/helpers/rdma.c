@@ -133,6 +133,70 @@ void *rverbs_xa_store(struct xarray *xa, unsigned long index, void *entry)
 	return xa_store(xa, index, entry, GFP_KERNEL);
 }
 
+/* An empty xarray whose lock is taken with IRQs off (XA_FLAGS_LOCK_IRQ). */
+void rverbs_xa_init_irq(struct xarray *xa)
+{
+	xa_init_flags(xa, XA_FLAGS_LOCK_IRQ);
+}
+
+/*
+ * An xarray of XA_FLAGS_LOCK_IRQ written in any context: its lock taken
+ * with IRQs saved, memory allocated with GFP_KERNEL if @may_sleep (the lock
+ * is dropped around the allocation then), else GFP_ATOMIC.
+ */
+int rverbs_xa_insert_any(struct xarray *xa, unsigned long index, void *entry,
+			 bool may_sleep)
+{
+	gfp_t gfp = may_sleep ? GFP_KERNEL : GFP_ATOMIC;
+	unsigned long flags;
+	int ret;
+
+	xa_lock_irqsave(xa, flags);
+	ret = __xa_insert(xa, index, entry, gfp);
+	xa_unlock_irqrestore(xa, flags);
+	return ret;
+}
+
+/*
+ * As above, @entry in place of the entry at @index, only if there is one:
+ * the old entry (NULL: nothing stored), or an error entry.
+ */
+void *rverbs_xa_replace_any(struct xarray *xa, unsigned long index,
+			    void *entry, bool may_sleep)
+{
+	gfp_t gfp = may_sleep ? GFP_KERNEL : GFP_ATOMIC;
+	unsigned long flags;
+	void *old;
+
+	xa_lock_irqsave(xa, flags);
+	old = xa_load(xa, index);
+	if (old)
+		old = __xa_store(xa, index, entry, gfp);
+	xa_unlock_irqrestore(xa, flags);
+	return old;
+}
+
+/* As above: the entry erased, or NULL. */
+void *rverbs_xa_erase_any(struct xarray *xa, unsigned long index)
+{
+	unsigned long flags;
+	void *old;
+
+	xa_lock_irqsave(xa, flags);
+	old = __xa_erase(xa, index);
+	xa_unlock_irqrestore(xa, flags);
+	return old;
+}
+
+/*
+ * kfree(@obj) a grace period from now, in any context (kfree_rcu() is a
+ * macro over the type of @obj); @head lies within @obj.
+ */
+void rverbs_kfree_after_gp(void *obj, struct rcu_head *head)
+{
+	kvfree_call_rcu(head, obj);
+}
+
 /*
  * The indices of a queue shared with userspace: the side that does not own
  * an index reads it with acquire, the owner publishes it with release.

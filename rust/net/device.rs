@@ -10,12 +10,17 @@ use core::{
     ptr::NonNull, //
 };
 use kernel::{
+    new_spinlock,
+    prelude::*,
     sync::{
-        aref::{
-            ARef,
-            AlwaysRefCounted, //
+        aref::AlwaysRefCounted,
+        atomic::{
+            Acquire,
+            Atomic,
+            Relaxed,
+            Release, //
         },
-        rcu,
+        rcu, SpinLock,
     },
     types::{
         NotThreadSafe,
@@ -93,12 +98,6 @@ impl TrackedNetDevice {
         // INVARIANT: The reference was taken above with `tracker`.
         this
     }
-
-    /// A plain counted reference to the same device (`dev_hold`), for
-    /// callers that give it to C (which drops it with `dev_put`).
-    pub(crate) fn to_aref(&self) -> ARef<NetDevice> {
-        ARef::from(&**self)
-    }
 }
 
 impl Deref for TrackedNetDevice {
@@ -116,6 +115,62 @@ impl Drop for TrackedNetDevice {
         // SAFETY: By the type invariant we own one reference, taken with
         // this tracker.
         unsafe { bindings::rverbs_netdev_put(self.dev.as_ptr(), self.tracker.get()) };
+    }
+}
+
+/// A net device held with a tracked reference and published to readers
+/// that take no lock: they find it under RCU ([`PublishedNetDevice::get`])
+/// until [`PublishedNetDevice::take`] unpublishes it, which returns the
+/// reference only once no reader can still see the device.
+///
+/// # Invariants
+///
+/// `ptr` is null or the device of `held`, which holds a reference to it.
+#[pin_data]
+pub(crate) struct PublishedNetDevice {
+    #[pin]
+    held: SpinLock<Option<TrackedNetDevice>>,
+    ptr: Atomic<*mut bindings::net_device>,
+}
+
+impl PublishedNetDevice {
+    /// Holds and publishes `dev`. May sleep ([`TrackedNetDevice::new`]).
+    pub(crate) fn new(dev: &NetDevice) -> impl PinInit<Self> + '_ {
+        pin_init!(Self {
+            held <- new_spinlock!(Some(TrackedNetDevice::new(dev))),
+            // INVARIANT: The device that `held` holds.
+            ptr: Atomic::new(dev.as_raw()),
+        })
+    }
+
+    /// The device until it is taken, for as long as the read-side critical
+    /// section of `_guard` lasts. Any context.
+    pub(crate) fn get<'a>(&'a self, _guard: &'a rcu::Guard) -> Option<&'a NetDevice> {
+        let ptr = self.ptr.load(Acquire);
+        // SAFETY: Not null, it is the device of `held`, whose reference
+        // `take` drops no earlier than a grace period after clearing the
+        // pointer (type invariant): valid until `_guard` is dropped.
+        (!ptr.is_null()).then(|| unsafe { NetDevice::from_raw(ptr) })
+    }
+
+    /// Whether `dev` is the device, not taken yet.
+    pub(crate) fn is(&self, dev: &NetDevice) -> bool {
+        core::ptr::eq(self.ptr.load(Relaxed), dev.as_raw())
+    }
+
+    /// Unpublishes the device and hands over its reference, once the
+    /// readers that could see it are done (a grace period). `None` if it
+    /// was taken before. Process context: sleeps.
+    pub(crate) fn take(&self) -> Option<TrackedNetDevice> {
+        kernel::task::might_sleep();
+        let held = self.held.lock().take()?;
+        // INVARIANT: Cleared before the reference leaves `held`'s hands
+        // (below, after the grace period).
+        self.ptr.store(core::ptr::null_mut(), Release);
+        // SAFETY: Process context (the caller's, as `might_sleep` checks),
+        // no read-side critical section of the caller's open.
+        unsafe { bindings::synchronize_rcu() };
+        Some(held)
     }
 }
 

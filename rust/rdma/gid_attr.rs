@@ -105,38 +105,6 @@ impl GidAttr {
         Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(ptr.cast())) })
     }
 
-    /// Whether `port` of `device` has an entry with `gid` of type RoCE v2
-    /// (`rdma_find_gid_by_port`, whose lock is taken with interrupts
-    /// disabled: callable in any context but hard interrupts).
-    pub(crate) fn has_roce_v2(device: &Device, port: u32, gid: &Gid, ndev: &NetDevice) -> bool {
-        let mut raw = core::mem::MaybeUninit::<bindings::ib_gid>::zeroed();
-        // SAFETY: `union ib_gid` is 16 bytes, whose `raw` view (at offset
-        // 0) is all of them; any bytes are a valid GID.
-        let raw = unsafe {
-            raw.as_mut_ptr().cast::<[u8; 16]>().write(*gid.raw());
-            raw.assume_init()
-        };
-        // SAFETY: `device` and `ndev` are valid; the function returns an
-        // entry with a reference, or an error pointer.
-        let ptr = unsafe {
-            bindings::rdma_find_gid_by_port(
-                device.as_raw(),
-                &raw,
-                bindings::ib_gid_type_IB_GID_TYPE_ROCE_UDP_ENCAP,
-                port,
-                ndev.as_raw(),
-            )
-        };
-        let Ok(ptr) = from_err_ptr(ptr.cast_mut()) else {
-            return false;
-        };
-        if let Some(ptr) = NonNull::new(ptr) {
-            // SAFETY: The reference taken by the lookup, given back.
-            drop(unsafe { ARef::<GidAttr>::from_raw(ptr.cast()) });
-        }
-        true
-    }
-
     // No `&bindings::ib_gid_attr` is ever made: `del_gid` of ib_core's
     // cache.c clears `ndev` (`rcu_assign_pointer`) while references to the
     // entry are held, so a shared reference covering the whole struct would

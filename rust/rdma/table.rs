@@ -259,3 +259,165 @@ impl<T: Send + Sync> PinnedDrop for RcuTable<T> {
         unsafe { bindings::xa_destroy(xa) };
     }
 }
+
+/// Small plain values published at numbers: read by copy under RCU,
+/// written in any context.
+///
+/// The writers' lock is taken with IRQs saved and allocations sleep only
+/// when the caller says it may, so that a verb called in atomic context (an AH made or
+/// destroyed without `RDMA_CREATE_AH_SLEEPABLE`) may write; a value that
+/// is replaced or removed is freed a grace period later with `kfree_rcu`,
+/// which runs no code of the module, in any context. Readers take no lock
+/// and share no cache line with each other.
+///
+/// # Invariants
+///
+/// `xa` is an initialised xarray of `XA_FLAGS_LOCK_IRQ` whose every entry
+/// comes from `KBox::<Node<T>>::into_raw` and owns that allocation.
+#[pin_data(PinnedDrop)]
+pub(crate) struct RcuValues<T: Copy + Send + Sync> {
+    #[pin]
+    xa: Opaque<bindings::xarray>,
+    _values: PhantomData<KBox<Node<T>>>,
+}
+
+/// A value of [`RcuValues`] and what frees it after a grace period.
+#[repr(C)]
+struct Node<T> {
+    /// Filled in by `kvfree_call_rcu` when the node goes.
+    head: Opaque<bindings::callback_head>,
+    value: T,
+}
+
+// SAFETY: The xarray has its own lock for writers and RCU for readers; the
+// values are `Copy + Send + Sync`, read by copy.
+unsafe impl<T: Copy + Send + Sync> Send for RcuValues<T> {}
+// SAFETY: As above: every method takes `&self` and is safe to call
+// concurrently.
+unsafe impl<T: Copy + Send + Sync> Sync for RcuValues<T> {}
+
+impl<T: Copy + Send + Sync> RcuValues<T> {
+    /// An empty table, initialised in place.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            // SAFETY: `rverbs_xa_init_irq` initialises the xarray in place.
+            xa <- Opaque::ffi_init(|xa| unsafe { bindings::rverbs_xa_init_irq(xa) }),
+            _values: PhantomData,
+        })
+    }
+
+    /// A node for `value`, allocated with `GFP_KERNEL` if `may_sleep`,
+    /// else `GFP_ATOMIC`.
+    fn node(value: T, may_sleep: bool) -> Result<*mut Node<T>> {
+        let gfp = if may_sleep { GFP_KERNEL } else { GFP_ATOMIC };
+        let node = KBox::new(
+            Node {
+                head: Opaque::uninit(),
+                value,
+            },
+            gfp,
+        )?;
+        Ok(KBox::into_raw(node))
+    }
+
+    /// Frees `node` a grace period from now.
+    ///
+    /// # Safety
+    ///
+    /// `node` comes from [`RcuValues::node`], is in no table and is freed
+    /// by no one else.
+    unsafe fn free_after_gp(node: *mut Node<T>) {
+        // SAFETY: The caller's promise: a `KBox` allocation (kmalloc) of
+        // ours, whose `head` lies within it; `T` is `Copy`, so nothing is
+        // to be dropped.
+        unsafe { bindings::rverbs_kfree_after_gp(node.cast(), (*node).head.get()) };
+    }
+
+    /// Publishes `value` at `n`: `EBUSY` if `n` is taken, `ENOMEM`. Any
+    /// context; sleeps to allocate only if `may_sleep`.
+    pub(crate) fn insert(&self, n: u32, value: T, may_sleep: bool) -> Result {
+        let node = Self::node(value, may_sleep)?;
+        // SAFETY: The xarray is initialised (type invariant); the entry is
+        // an allocation the table owns from here on (type invariant).
+        let ret = unsafe {
+            bindings::rverbs_xa_insert_any(self.xa.get(), index(n), node.cast(), may_sleep)
+        };
+        if let Err(e) = to_result(ret) {
+            // SAFETY: Not inserted: the allocation is still ours.
+            drop(unsafe { KBox::from_raw(node) });
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Publishes `value` at `n` in place of the value there: `false`, and
+    /// nothing published, if there is none; `ENOMEM`. Any context; sleeps
+    /// to allocate only if `may_sleep`.
+    pub(crate) fn replace(&self, n: u32, value: T, may_sleep: bool) -> Result<bool> {
+        let node = Self::node(value, may_sleep)?;
+        // SAFETY: As in `insert`.
+        let old = unsafe {
+            bindings::rverbs_xa_replace_any(self.xa.get(), index(n), node.cast(), may_sleep)
+        };
+        // SAFETY: `xa_store` returns the old entry or an error entry.
+        let failed = unsafe { bindings::xa_err(old) } != 0;
+        if failed || old.is_null() {
+            // SAFETY: Not stored: the allocation is still ours.
+            drop(unsafe { KBox::from_raw(node) });
+            return if failed { Err(ENOMEM) } else { Ok(false) };
+        }
+        // SAFETY: An entry of the table (type invariant), now unpublished;
+        // readers may still see it for a grace period.
+        unsafe { Self::free_after_gp(old.cast()) };
+        Ok(true)
+    }
+
+    /// Unpublishes the value at `n`: `false` if there was none. Any
+    /// context.
+    pub(crate) fn remove(&self, n: u32) -> bool {
+        // SAFETY: The xarray is initialised.
+        let old = unsafe { bindings::rverbs_xa_erase_any(self.xa.get(), index(n)) };
+        if old.is_null() {
+            return false;
+        }
+        // SAFETY: An entry of the table (type invariant), now unpublished.
+        unsafe { Self::free_after_gp(old.cast()) };
+        true
+    }
+
+    /// A copy of the value at `n`, as some moment of the read-side
+    /// critical section of `_guard` saw it. Any context.
+    pub(crate) fn get(&self, _guard: &rcu::Guard, n: u32) -> Option<T> {
+        // SAFETY: The xarray is initialised; `xa_load` is callable in any
+        // context.
+        let node = unsafe { bindings::xa_load(self.xa.get(), index(n)) }.cast::<Node<T>>();
+        if node.is_null() {
+            return None;
+        }
+        // SAFETY: An entry of the table (type invariant), published
+        // complete (the xarray's store orders it), and freed only a grace
+        // period after it was unpublished: not before `_guard` is dropped.
+        Some(unsafe { (*node).value })
+    }
+}
+
+#[pinned_drop]
+impl<T: Copy + Send + Sync> PinnedDrop for RcuValues<T> {
+    fn drop(self: Pin<&mut Self>) {
+        let xa = self.xa.get();
+        let mut at: usize = 0;
+        loop {
+            // SAFETY: The xarray is initialised; `at` is ours.
+            let entry = unsafe { bindings::xa_find(xa, &mut at, usize::MAX, bindings::XA_PRESENT) };
+            if entry.is_null() {
+                break;
+            }
+            // SAFETY: The xarray is initialised; `at` holds an entry.
+            unsafe { bindings::rverbs_xa_erase_any(xa, at) };
+            // SAFETY: An entry of the table (type invariant), unpublished.
+            unsafe { Self::free_after_gp(entry.cast()) };
+        }
+        // SAFETY: Empty now; frees the xarray's nodes.
+        unsafe { bindings::xa_destroy(xa) };
+    }
+}

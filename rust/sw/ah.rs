@@ -13,18 +13,16 @@ use crate::rdma::{
         AhType, //
     },
     gid::Gid,
+    table::RcuValues,
 };
 use core::fmt;
 use kernel::{
     debugfs::Writer,
     prelude::*,
-    xarray::{
-        AllocKind,
-        XArray, //
-    },
+    sync::rcu, //
 };
 
-/// AHs copied per lock hold by the debugfs dump.
+/// AHs copied per read-side critical section by the debugfs dump.
 const DUMP_BATCH: usize = 16;
 
 /// The live address handles of a device.
@@ -33,11 +31,13 @@ const DUMP_BATCH: usize = 16;
 /// gives them (`xa_alloc_cyclic`): the search for a free number starts
 /// after the last one given, so its cost does not grow with the live AHs
 /// (the lowest free number is a bitmap scan from 0 on every create). The
-/// address vectors are in an [`XArray`] indexed by AH number, one small
-/// allocation per AH. Nothing large is ever allocated or freed under a
-/// spinlock, and nothing is allocated with more than the caller's `gfp`:
-/// the table is used in atomic context when the AH is not `sleepable`. The
-/// two locks are never held together.
+/// address vectors are in an [`RcuValues`] indexed by AH number, one
+/// small allocation per AH: every send of a UD QP reads its AH's there
+/// without a lock, as a copy; making, changing and destroying an AH are
+/// what take the table's lock. Nothing large is ever allocated or freed
+/// under a spinlock, and nothing is allocated with more than the caller's
+/// `gfp`: the table is used in atomic context when the AH is not
+/// `sleepable`. The two locks are never held together.
 ///
 /// A number is taken before its vector is stored and given back after it
 /// is removed, so a number in the array is always taken in the pool.
@@ -48,10 +48,11 @@ pub(crate) struct AhTable {
     numbers: Ids,
     /// The address vector and PD of each live AH, at its number.
     #[pin]
-    avs: XArray<KBox<AhEntry>>,
+    avs: RcuValues<AhEntry>,
 }
 
 /// What the table keeps of an AH.
+#[derive(Clone, Copy)]
 struct AhEntry {
     av: AddressVector,
     /// Its PD ([`super::device::SwPd::id`]): a QP sends only with the AHs
@@ -59,19 +60,12 @@ struct AhEntry {
     pd: u64,
 }
 
-/// The `XArray` index of AH number `num`.
-fn index(num: u32) -> usize {
-    // CAST: `usize` is at least 32 bits wide on every architecture the
-    // kernel's Rust support builds for.
-    num as usize
-}
-
 impl AhTable {
     /// An empty table for at most `max` live AHs, initialised in place.
     pub(crate) fn new(max: u32) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             numbers <- Ids::new(1, max, max),
-            avs <- XArray::new(AllocKind::Alloc1),
+            avs <- RcuValues::new(),
         })
     }
 
@@ -81,50 +75,44 @@ impl AhTable {
     pub(crate) fn insert(&self, av: AddressVector, pd: u64, sleepable: bool) -> Result<u32> {
         let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
         let num = self.numbers.take(gfp)?;
-        let entry = match KBox::new(AhEntry { av, pd }, gfp) {
-            Ok(entry) => entry,
-            Err(e) => {
-                self.numbers.put(num);
-                return Err(e.into());
-            }
-        };
-        // The array may allocate its nodes (small) with `gfp`; with
-        // `GFP_KERNEL` it drops its lock to do so.
-        let stored = self.avs.lock().store(index(num), entry, gfp);
-        match stored {
-            // The number was free, so was its slot: no old entry.
-            Ok(_) => Ok(num),
-            Err(e) => {
-                self.numbers.put(num);
-                Err(e.into())
-            }
+        if let Err(e) = self.avs.insert(num, AhEntry { av, pd }, sleepable) {
+            // The number was free, so was its slot: only `ENOMEM`.
+            self.numbers.put(num);
+            return Err(e);
         }
+        Ok(num)
     }
 
-    /// Removes AH number `num`.
+    /// Removes AH number `num`; its vector is freed a grace period later.
+    /// Any context.
     pub(crate) fn remove(&self, num: u32) {
-        // Freed after the lock is released, at the end of the function.
-        let removed = self.avs.lock().remove(index(num));
-        if removed.is_some() {
+        if self.avs.remove(num) {
             self.numbers.put(num);
         }
     }
 
     /// The address vector of AH number `num`.
     pub(crate) fn get(&self, num: u32) -> Option<AddressVector> {
-        self.avs.lock().get(index(num)).map(|e| e.av)
+        self.get_with_pd(num).map(|(av, _)| av)
     }
 
-    /// The address vector and the PD of AH number `num`.
+    /// The address vector and the PD of AH number `num`, without a lock.
     pub(crate) fn get_with_pd(&self, num: u32) -> Option<(AddressVector, u64)> {
-        self.avs.lock().get(index(num)).map(|e| (e.av, e.pd))
+        let guard = rcu::read_lock();
+        self.avs.get(&guard, num).map(|e| (e.av, e.pd))
     }
 
-    /// Replaces the address vector of AH number `num`.
-    pub(crate) fn set(&self, num: u32, av: AddressVector) {
-        if let Some(entry) = self.avs.lock().get_mut(index(num)) {
-            entry.av = av;
-        }
+    /// Replaces the address vector of AH number `num` (`modify_ah`, which
+    /// ib_core may call in atomic context: `GFP_ATOMIC`): `ENOMEM`;
+    /// nothing if the AH is gone.
+    pub(crate) fn set(&self, num: u32, av: AddressVector) -> Result {
+        let guard = rcu::read_lock();
+        let Some(old) = self.avs.get(&guard, num) else {
+            return Ok(());
+        };
+        drop(guard);
+        self.avs.replace(num, AhEntry { av, ..old }, false)?;
+        Ok(())
     }
 
     /// The number of live AHs.
@@ -138,24 +126,24 @@ impl AhTable {
         if first >= self.numbers.end() {
             return None;
         }
-        let avs = self.avs.lock();
+        let guard = rcu::read_lock();
         let mut batch = [None; DUMP_BATCH];
-        for (i, slot) in batch.iter_mut().enumerate() {
-            *slot = avs.get(index(first) + i).map(|e| e.av);
+        for (num, slot) in (first..).zip(batch.iter_mut()) {
+            *slot = self.avs.get(&guard, num).map(|e| e.av);
         }
         Some(batch)
     }
 
     /// The lines of the dump, without the final newline: a header, then
-    /// one line per live AH, by number. Each batch is read consistently;
-    /// AHs made or destroyed meanwhile may or may not show.
+    /// one line per live AH, by number. AHs made, changed or destroyed
+    /// meanwhile may or may not show.
     fn write_lines(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "# ah_num type port sgid_index dgid dmac hop_limit flow_label traffic_class sl"
         )?;
         let mut first = 1u32;
-        // Printing may sleep: copy a batch under the lock, print without.
+        // Printing may sleep: copy a batch under RCU, print without.
         while let Some(batch) = self.copy_batch(first) {
             for (num, av) in (first..).zip(batch.iter()) {
                 let Some(av) = av else {

@@ -48,10 +48,7 @@ use crate::rdma::{
         WC_WR_FLUSH_ERR, //
     },
     driver::DriverDevice,
-    gid_attr::{
-        GidAttr,
-        GidType, //
-    },
+    gid_attr::GidType,
     qp::{
         QpState,
         SendWqe,
@@ -227,9 +224,13 @@ fn send_one(
         return Err(WC_LOC_QP_OP_ERR);
     }
     let claimed = claimed_length(w).ok_or(WC_LOC_QP_OP_ERR)?;
-    let ndev = dev.netdev().ok_or(WC_LOC_QP_OP_ERR)?;
-    // CAST: At most 4096.
-    let mtu = wire::port_mtu(ndev.mtu()).bytes() as u64;
+    // The netdev's MTU and MAC, read without a lock.
+    let (mtu, own_mac) = {
+        let guard = rcu::read_lock();
+        let ndev = dev.netdev_rcu(&guard).ok_or(WC_LOC_QP_OP_ERR)?;
+        // CAST: At most 4096.
+        (wire::port_mtu(ndev.mtu()).bytes() as u64, ndev.mac())
+    };
     if claimed > mtu {
         // A UD message larger than the path MTU is not sent, and
         // completes successfully (C10-93.1.1, `rxe_req.c:rxe_requester`),
@@ -245,19 +246,23 @@ fn send_one(
         _ => return Err(WC_LOC_QP_OP_ERR),
     };
     let len = gather(dev, qp, w, buf)?;
-    let sgid = GidAttr::get(dev.device(), u32::from(PORT), u32::from(av.sgid_index))
-        .map_err(|_| WC_LOC_QP_OP_ERR)?;
-    // RoCE v2 only, between addresses of one family.
-    let (src, dst) = (sgid.gid().ip(), av.dgid.ip());
-    if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&dst) {
-        return Err(WC_LOC_QP_OP_ERR);
-    }
-    // Sent from the netdev of the source GID's entry, a VLAN device for a
-    // GID of a VLAN address, so that the packet carries its tag, as
-    // soft-RoCE sends (`rxe_net.c:rxe_init_packet`, `rxe_find_route4`).
-    let gid_ndev: ARef<NetDevice> = {
+    // The source GID, from the device's copy of the table, without a lock.
+    // RoCE v2 only, between addresses of one family. Sent from the netdev
+    // of the source GID's entry, a VLAN device for a GID of a VLAN address,
+    // so that the packet carries its tag, as soft-RoCE sends
+    // (`rxe_net.c:rxe_init_packet`, `rxe_find_route4`).
+    let dst = av.dgid.ip();
+    let (src, gid_ndev): (_, ARef<NetDevice>) = {
         let guard = rcu::read_lock();
-        ARef::from(sgid.ndev_rcu(&guard).map_err(|_| WC_LOC_QP_OP_ERR)?)
+        let sgid = dev
+            .gids()
+            .get(&guard, u32::from(av.sgid_index))
+            .ok_or(WC_LOC_QP_OP_ERR)?;
+        let src = sgid.gid().ip();
+        if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&dst) {
+            return Err(WC_LOC_QP_OP_ERR);
+        }
+        (src, ARef::from(sgid.ndev()))
     };
     let with_imm = opcode == WR_SEND_WITH_IMM;
     let out = Outgoing {
@@ -276,7 +281,7 @@ fn send_one(
     };
     // To the device's own MAC: looped back without the IP layer, as
     // soft-RoCE does (`rxe_net.c:rxe_prepare`).
-    if av.dmac == ndev.mac() {
+    if av.dmac == own_mac {
         loopback(dev, &out);
     } else {
         transmit(dev, qp, &gid_ndev, &out)?;

@@ -32,8 +32,8 @@ use super::{
 use crate::{
     net::device::{
         NetDevice,
-        Rtnl,
-        TrackedNetDevice, //
+        PublishedNetDevice,
+        Rtnl, //
     },
     rdma::{
         ah_attr::{
@@ -58,6 +58,8 @@ use crate::{
             ops::QpObjects,
             Driver, DriverDevice,
         },
+        gid_attr::GidAttr,
+        gid_cache::GidCache,
         mr::{
             MrReg,
             MrRereg, //
@@ -77,7 +79,7 @@ use kernel::{
         File,
         Writer, //
     },
-    new_mutex, new_spinlock,
+    new_mutex,
     prelude::*,
     str::CStr,
     sync::{
@@ -86,9 +88,9 @@ use kernel::{
             Atomic,
             Relaxed, //
         },
+        rcu,
         Arc,
-        Mutex,
-        SpinLock, //
+        Mutex, //
     },
 };
 
@@ -218,6 +220,15 @@ impl Driver for Rv {
         })
     }
 
+    fn add_gid(dev: &DriverDevice<Self>, attr: &GidAttr, ndev: &NetDevice) -> Result {
+        dev.res.gids.add(attr, ndev)
+    }
+
+    fn del_gid(dev: &DriverDevice<Self>, attr: &GidAttr) -> Result {
+        dev.res.gids.del(attr);
+        Ok(())
+    }
+
     fn query_pkey(_dev: &DriverDevice<Self>, _port: u32, index: u16) -> Result<u16> {
         match index {
             0 => Ok(DEFAULT_PKEY),
@@ -282,8 +293,7 @@ impl Driver for Rv {
         if !attr.has_grh() {
             return Err(EINVAL);
         }
-        dev.res.ahs.set(ah.num, attr.address_vector());
-        Ok(())
+        dev.res.ahs.set(ah.num, attr.address_vector())
     }
 
     fn destroy_ah(dev: &DriverDevice<Self>, ah: &SwAh, _flags: u32) -> Result {

@@ -37,7 +37,6 @@ use crate::rdma::{
         WC_WITH_IMM, //
     },
     driver::DriverDevice,
-    gid_attr::GidAttr,
     qp::{
         QpState,
         RecvWqe, //
@@ -170,7 +169,7 @@ fn for_us(dev: &DriverDevice<Rv>, skb: &RxSkb<'_>, head: &[u8]) -> bool {
     dev.qp_table().get(&guard, qpn).is_some()
         && skb
             .rx_dev()
-            .is_some_and(|ndev| GidAttr::has_roce_v2(dev.device(), u32::from(PORT), &dgid, ndev))
+            .is_some_and(|ndev| dev.gids().has_roce_v2(&guard, &dgid, ndev))
 }
 
 /// Receives a packet from the wire for this device (softirq). One that is

@@ -21,6 +21,7 @@ use crate::{
             CqCreate,
             CqResize, //
         },
+        gid_attr::GidAttr,
         mr::{
             MrReg,
             MrRereg, //
@@ -105,6 +106,24 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// soft-RoCE does) cannot find its devices, and it dispatches its port
     /// events itself ([`crate::rdma::device::Device::dispatch_port_state_event`]).
     fn get_netdev(_dev: &DriverDevice<Self>, _port: u32) -> Option<ARef<NetDevice>> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// ib_core adds an entry to the GID table of a RoCE port (`add_gid`):
+    /// process context, under the table's mutex, before the entry is
+    /// published; `attr` and `ndev`, its netdev, are valid for the call
+    /// (ib_core's own lookups do not find the entry yet). An error keeps
+    /// the entry out of the table. A driver that implements this implements
+    /// [`Driver::del_gid`] too; [`crate::rdma::gid_cache::GidCache`] is a
+    /// copy of the table for its data path.
+    fn add_gid(_dev: &DriverDevice<Self>, _attr: &GidAttr, _ndev: &NetDevice) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// ib_core deletes an entry of the GID table of a RoCE port
+    /// (`del_gid`): process context, under the table's mutex, after its
+    /// own lookups stopped finding it (references to it may remain).
+    fn del_gid(_dev: &DriverDevice<Self>, _attr: &GidAttr) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 

@@ -83,6 +83,18 @@ impl<T: Driver> Vtable<T> {
         } else {
             None
         },
+        // Both or neither: a driver with `add_gid` has `del_gid`, or
+        // `build_error!` stops its build.
+        add_gid: if T::HAS_ADD_GID {
+            Some(Self::add_gid)
+        } else {
+            None
+        },
+        del_gid: if T::HAS_ADD_GID {
+            Some(Self::del_gid)
+        } else {
+            None
+        },
         query_pkey: if T::HAS_QUERY_PKEY {
             Some(Self::query_pkey)
         } else {

@@ -109,6 +109,10 @@ pub(crate) struct Resources {
     #[pin]
     pub(super) ahs: AhTable,
     pub(super) max_ah: u32,
+    /// The GIDs of the port, as ib_core adds and deletes them, for the
+    /// data path.
+    #[pin]
+    pub(super) gids: GidCache,
     /// What the wire counts.
     pub(super) wire: Counters,
 }
@@ -125,6 +129,7 @@ impl Resources {
             pd_ids: Atomic::new(0),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
+            gids <- GidCache::new(GID_TABLE_LEN),
             wire: Counters::new()?,
         }? Error)
     }
@@ -161,6 +166,15 @@ impl Writer for AhFile {
     }
 }
 
+/// The `gids` debugfs file: the device's copy of its GID table.
+struct GidsFile(Arc<Resources>);
+
+impl Writer for GidsFile {
+    fn write(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.gids.write(f)
+    }
+}
+
 /// The `wire` debugfs file: what the device's wire counts.
 struct WireFile(Arc<Resources>);
 
@@ -173,6 +187,7 @@ impl Writer for WireFile {
 /// The debugfs directory of a device, `/sys/kernel/debug/rverbs/<dev>/`.
 pub(super) struct Debugfs {
     _ah: Pin<KBox<File<AhFile>>>,
+    _gids: Pin<KBox<File<GidsFile>>>,
     _wire: Pin<KBox<File<WireFile>>>,
     _resources: Pin<KBox<File<ResourcesFile>>>,
     // Dropped after the files: a directory goes when its last child has.
@@ -187,8 +202,9 @@ pub(crate) struct SwDevice {
     pub(super) roce_v1: bool,
     /// The netdev of the port, until it unregisters (ib_core asks for it
     /// with `get_netdev`).
+    /// Every send reads it (its MTU and MAC) without a lock.
     #[pin]
-    pub(super) netdev: SpinLock<Option<TrackedNetDevice>>,
+    pub(super) netdev: PublishedNetDevice,
     /// Where the tap finds the devices by netdev.
     pub(super) ports: Arc<Ports>,
     /// The device's entry there, while it has its netdev.
@@ -233,7 +249,7 @@ impl SwDevice {
         try_pin_init!(Self {
             node_guid: eui64(ndev.mac()),
             roce_v1: limits.roce_v1,
-            netdev <- new_spinlock!(Some(TrackedNetDevice::new(ndev))),
+            netdev <- PublishedNetDevice::new(ndev),
             ports,
             port <- new_mutex!(None),
             res: Arc::pin_init(Resources::new(limits), GFP_KERNEL)?,
@@ -253,29 +269,31 @@ impl SwDevice {
         self.roce_v1
     }
 
+    /// The netdev until it is detached, for as long as the read-side
+    /// critical section of `guard` lasts.
+    pub(crate) fn netdev_rcu<'a>(&'a self, guard: &'a rcu::Guard) -> Option<&'a NetDevice> {
+        self.netdev.get(guard)
+    }
+
     /// The netdev, with a reference for the caller, until it is detached.
     pub(crate) fn netdev(&self) -> Option<ARef<NetDevice>> {
-        self.netdev.lock().as_ref().map(TrackedNetDevice::to_aref)
+        let guard = rcu::read_lock();
+        self.netdev.get(&guard).map(ARef::from)
     }
 
     /// Whether the device is bound to `ndev`.
     pub(crate) fn is_bound_to(&self, ndev: &NetDevice) -> bool {
-        self.netdev
-            .lock()
-            .as_ref()
-            .is_some_and(|own| core::ptr::eq::<NetDevice>(&**own, ndev))
+        self.netdev.is(ndev)
     }
 
     /// Lets go of the netdev (it is unregistering); the port is down from
     /// then on, and ib_core finds no netdev for it.
     pub(crate) fn detach_netdev(&self) {
         // No packets from the wire first (this waits for a grace period),
-        // then the netdev.
+        // then the netdev, once no sender can still see it.
         let binding = self.port.lock().take();
         drop(binding);
-        let old = self.netdev.lock().take();
-        // The reference is dropped outside the lock.
-        drop(old);
+        drop(self.netdev.take());
     }
 
     /// Binds `dev` to `ndev`, its netdev, for the packets of the tap:
@@ -291,6 +309,11 @@ impl SwDevice {
         }
         *slot = Some(binding);
         Ok(())
+    }
+
+    /// The GIDs of the port, read without a lock.
+    pub(crate) fn gids(&self) -> &GidCache {
+        &self.res.gids
     }
 
     /// What the wire counts.
@@ -338,12 +361,15 @@ impl SwDevice {
         let dir = dir.subdir(name);
         let ah = dir.read_only_file(c"ah", AhFile(self.res.clone()));
         let ah = KBox::pin_init(ah, GFP_KERNEL)?;
+        let gids = dir.read_only_file(c"gids", GidsFile(self.res.clone()));
+        let gids = KBox::pin_init(gids, GFP_KERNEL)?;
         let resources = dir.read_only_file(c"resources", ResourcesFile(self.res.clone()));
         let resources = KBox::pin_init(resources, GFP_KERNEL)?;
         let wire = dir.read_only_file(c"wire", WireFile(self.res.clone()));
         let wire = KBox::pin_init(wire, GFP_KERNEL)?;
         *slot = Some(Debugfs {
             _ah: ah,
+            _gids: gids,
             _wire: wire,
             _resources: resources,
             _dir: dir,

@@ -10,18 +10,28 @@ use super::{
 };
 use crate::{
     bindings,
-    rdma::driver::{
-        attrs::{
-            LinkLayer,
-            PhysState,
-            PortState, //
+    net::device::NetDevice,
+    rdma::{
+        driver::{
+            attrs::{
+                LinkLayer,
+                PhysState,
+                PortState, //
+            },
+            Driver, DriverDevice,
         },
-        Driver, DriverDevice,
+        gid_attr::GidAttr,
     },
 };
 use kernel::{
-    error::from_result,
-    ffi::c_int,
+    error::{
+        code::EINVAL,
+        from_result, //
+    },
+    ffi::{
+        c_int,
+        c_void, //
+    },
     sync::aref::ARef, //
 };
 
@@ -161,6 +171,56 @@ impl<T: Driver> Vtable<T> {
             // The reference goes to the caller, who puts it.
             ARef::into_raw(ndev).as_ptr().cast()
         })
+    }
+
+    /// `ib_device_ops.add_gid`.
+    ///
+    /// # Safety
+    ///
+    /// `attr` is a valid entry of the GID table of a port of a
+    /// `DriverDevice<T>`, for the call.
+    pub(super) unsafe extern "C" fn add_gid(
+        attr: *const bindings::ib_gid_attr,
+        _context: *mut *mut c_void,
+    ) -> c_int {
+        // SAFETY: `attr` is valid (the caller's promise); `device` is
+        // written before ib_core hands the entry to the driver.
+        let device = unsafe { (&raw const (*attr).device).read() };
+        // SAFETY: A `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        // SAFETY: `attr` is valid (the caller's promise). ib_core sets
+        // `ndev`, with a reference, before it calls `add_gid`
+        // (`alloc_gid_entry`; `add_roce_gid` refuses an entry without one)
+        // and clears it only after `del_gid`: plain reads are stable for
+        // the call. (`rdma_read_gid_attr_ndev_rcu` finds no netdev yet: the
+        // entry is not in the table before `add_gid` succeeds.)
+        let ndev = unsafe { (&raw const (*attr).ndev).read() };
+        if ndev.is_null() {
+            return EINVAL.to_errno();
+        }
+        // SAFETY: Not null, referenced by the entry for the call (above).
+        let ndev = unsafe { NetDevice::from_raw(ndev) };
+        // SAFETY: Valid and held by ib_core for the call.
+        let attr = unsafe { GidAttr::from_raw(attr) };
+        from_result(|| T::add_gid(dev, attr, ndev).map(|()| 0))
+    }
+
+    /// `ib_device_ops.del_gid`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::add_gid`].
+    pub(super) unsafe extern "C" fn del_gid(
+        attr: *const bindings::ib_gid_attr,
+        _context: *mut *mut c_void,
+    ) -> c_int {
+        // SAFETY: As in `add_gid`.
+        let device = unsafe { (&raw const (*attr).device).read() };
+        // SAFETY: A `DriverDevice<T>` (the caller's promise).
+        let dev = unsafe { dev::<T>(device) };
+        // SAFETY: Valid and held by ib_core for the call.
+        let attr = unsafe { GidAttr::from_raw(attr) };
+        from_result(|| T::del_gid(dev, attr).map(|()| 0))
     }
 
     /// `ib_device_ops.query_pkey`.
