@@ -125,7 +125,9 @@ impl Drop for TrackedNetDevice {
 ///
 /// # Invariants
 ///
-/// `ptr` is null or the device of `held`, which holds a reference to it.
+/// `ptr` is null or the device of a reference that `held` holds, or that
+/// [`PublishedNetDevice::take`] holds until a grace period after it cleared
+/// `ptr`.
 #[pin_data]
 pub(crate) struct PublishedNetDevice {
     #[pin]

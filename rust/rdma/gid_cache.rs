@@ -15,12 +15,17 @@
 //! [`RcuTable`], where the data path finds them under RCU, taking no lock
 //! and writing no shared cache line.
 //!
-//! ib_core calls `add_gid` before it publishes an entry and `del_gid` after
-//! it marked the entry deleted, so the copy holds an entry no longer than
-//! ib_core's lookups find it, and from a moment later.
+//! ib_core calls `add_gid` just before it publishes an entry and `del_gid`
+//! just after it marked the entry deleted, so the copy holds an entry from
+//! a moment before ib_core's lookups find it until a moment after they
+//! stop: a packet sent or received in that window sees the GID as one that
+//! was in flight when it changed would.
 
 use crate::{
-    net::device::NetDevice,
+    net::device::{
+        NetDevice,
+        TrackedNetDevice, //
+    },
     rdma::{
         gid::Gid,
         gid_attr::{
@@ -34,7 +39,6 @@ use core::fmt;
 use kernel::{
     prelude::*,
     sync::{
-        aref::ARef,
         rcu,
         Arc, //
     },
@@ -45,8 +49,10 @@ pub(crate) struct CachedGid {
     gid: Gid,
     gid_type: GidType,
     /// The entry's netdev (a VLAN device for a GID of a VLAN address),
-    /// referenced until the entry leaves the cache and no reader can see it.
-    ndev: ARef<NetDevice>,
+    /// referenced (with a tracker, which names the holder should the
+    /// netdev's unregistration wait for it) until the entry leaves the
+    /// cache and no reader can see it.
+    ndev: TrackedNetDevice,
 }
 
 impl CachedGid {
@@ -94,7 +100,7 @@ impl GidCache {
         if index >= self.len {
             return Err(EINVAL);
         }
-        let ndev = ARef::from(ndev);
+        let ndev = TrackedNetDevice::new(ndev);
         let entry = Arc::new(
             CachedGid {
                 gid: attr.gid(),

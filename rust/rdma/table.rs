@@ -264,8 +264,9 @@ impl<T: Send + Sync> PinnedDrop for RcuTable<T> {
 /// written in any context.
 ///
 /// The writers' lock is taken with IRQs saved and allocations sleep only
-/// when the caller says it may, so that a verb called in atomic context (an AH made or
-/// destroyed without `RDMA_CREATE_AH_SLEEPABLE`) may write; a value that
+/// when the caller says it may, so that a verb called in atomic context
+/// (an AH made or destroyed without `RDMA_CREATE_AH_SLEEPABLE`), even with
+/// IRQs off, may write; a value that
 /// is replaced or removed is freed a grace period later with `kfree_rcu`,
 /// which runs no code of the module, in any context. Readers take no lock
 /// and share no cache line with each other.

@@ -83,12 +83,18 @@ impl<T: Driver> Vtable<T> {
         } else {
             None
         },
-        // Both or neither: a driver with `add_gid` has `del_gid`, or
-        // `build_error!` stops its build.
-        add_gid: if T::HAS_ADD_GID {
-            Some(Self::add_gid)
-        } else {
-            None
+        // Both or neither (ib_core calls them only when both are there):
+        // the table, a constant, does not build otherwise.
+        add_gid: {
+            assert!(
+                T::HAS_ADD_GID == T::HAS_DEL_GID,
+                "a driver implements add_gid and del_gid, or neither"
+            );
+            if T::HAS_ADD_GID {
+                Some(Self::add_gid)
+            } else {
+                None
+            }
         },
         del_gid: if T::HAS_ADD_GID {
             Some(Self::del_gid)
