@@ -20,7 +20,7 @@ use crate::{
     },
 };
 use core::{
-    cell::RefCell,
+    cell::Cell,
     ptr::NonNull, //
 };
 use kernel::{
@@ -48,7 +48,7 @@ pub(crate) struct CqCreate<'a> {
     attr: &'a bindings::ib_cq_init_attr,
     attrs: *mut bindings::uverbs_attr_bundle,
     handlers: &'a Arc<CqHandlers>,
-    offers: &'a RefCell<Offers>,
+    offers: &'a Cell<Offers>,
 }
 
 impl<'a> CqCreate<'a> {
@@ -60,7 +60,7 @@ impl<'a> CqCreate<'a> {
         attr: *const bindings::ib_cq_init_attr,
         attrs: *mut bindings::uverbs_attr_bundle,
         handlers: &'a Arc<CqHandlers>,
-        offers: &'a RefCell<Offers>,
+        offers: &'a Cell<Offers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -122,11 +122,14 @@ impl<'a> CqCreate<'a> {
         if uctx.is_null() {
             return Err(EINVAL);
         }
-        let mut offers = self.offers.try_borrow_mut().map_err(|_| EBUSY)?;
+        // Out of the cell for the call, and back whatever its outcome.
+        let mut offers = self.offers.take();
         // SAFETY: The ucontext of the verb: live, of this device, whose
         // table has `mmap` and `mmap_free` (`Vtable` sets them with
         // `create_cq`); the offers go before it (type invariant).
-        unsafe { UserQueue::new(&mut offers, uctx, geo) }
+        let made = unsafe { UserQueue::new(&mut offers, uctx, geo) };
+        self.offers.set(offers);
+        made
     }
 }
 

@@ -246,6 +246,14 @@ pub(crate) struct Offers {
     handles: KVec<MmapHandle>,
 }
 
+// `Cell::take` in the constructors' trampolines (no borrow that could
+// panic, as `RefCell`'s can).
+impl Default for Offers {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Offers {
     /// No offer yet.
     pub(crate) const fn new() -> Self {

@@ -21,7 +21,7 @@ use super::{
     udata::Udata,
 };
 use crate::bindings;
-use core::cell::RefCell;
+use core::cell::Cell;
 use kernel::prelude::*;
 
 mod query;
@@ -284,7 +284,7 @@ pub(crate) struct QpCreate<'a> {
     qp: *mut bindings::ib_qp,
     init: *mut bindings::ib_qp_init_attr,
     udata: Option<&'a Udata>,
-    offers: &'a RefCell<Offers>,
+    offers: &'a Cell<Offers>,
 }
 
 impl<'a> QpCreate<'a> {
@@ -296,7 +296,7 @@ impl<'a> QpCreate<'a> {
         qp: *mut bindings::ib_qp,
         init: *mut bindings::ib_qp_init_attr,
         udata: *mut bindings::ib_udata,
-        offers: &'a RefCell<Offers>,
+        offers: &'a Cell<Offers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -366,11 +366,14 @@ impl<'a> QpCreate<'a> {
         if uctx.is_null() {
             return Err(EINVAL);
         }
-        let mut offers = self.offers.try_borrow_mut().map_err(|_| EBUSY)?;
+        // Out of the cell for the call, and back whatever its outcome.
+        let mut offers = self.offers.take();
         // SAFETY: The ucontext of the verb: live, of this device, whose
         // table has `mmap` and `mmap_free` (`Vtable` sets them with
         // `create_qp`); the offers go before it (type invariant).
-        unsafe { UserQueue::new(&mut offers, uctx, geo) }
+        let made = unsafe { UserQueue::new(&mut offers, uctx, geo) };
+        self.offers.set(offers);
+        made
     }
 }
 

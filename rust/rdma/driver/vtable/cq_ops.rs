@@ -24,7 +24,7 @@ use crate::{
         mmap::Offers,
     },
 };
-use core::cell::RefCell;
+use core::cell::Cell;
 use kernel::{
     error::from_result,
     ffi::{
@@ -97,7 +97,7 @@ impl<T: Driver> Vtable<T> {
             // otherwise.
             let handlers = unsafe { CqHandlers::new(cq) }?;
             // What the driver offers; dropped here if the CQ is not made.
-            let offers = RefCell::new(Offers::new());
+            let offers = Cell::new(Offers::new());
             // SAFETY: The caller's promise; the offers go with the CQ or
             // at the end of this call.
             let (dev, req) = unsafe {
@@ -114,7 +114,7 @@ impl<T: Driver> Vtable<T> {
             let init = try_pin_init!(CqObject::<T::Cq> {
                 handlers: kept,
                 data <- data,
-                offers <- new_mutex!(made_offers.replace(Offers::new()), "CqObject::offers"),
+                offers <- new_mutex!(made_offers.take(), "CqObject::offers"),
             }? Error);
             // SAFETY: A fresh object of the driver's size, as `Object`
             // needs.

@@ -26,7 +26,7 @@ use crate::{
         },
     },
 };
-use core::cell::RefCell;
+use core::cell::Cell;
 use kernel::{
     error::from_result,
     ffi::c_int,
@@ -72,7 +72,7 @@ impl<T: Driver> Vtable<T> {
         udata: *mut bindings::ib_udata,
     ) -> c_int {
         // What the driver offers; dropped here if the QP is not made.
-        let offers = RefCell::new(Offers::new());
+        let offers = Cell::new(Offers::new());
         // SAFETY: The caller's promise; the offers go with the QP or at the
         // end of this call.
         let (dev, req) = unsafe {
@@ -96,7 +96,7 @@ impl<T: Driver> Vtable<T> {
         // its rings) before the offers are moved into the QP.
         let init = try_pin_init!(QpObject::<T::Qp> {
             data <- T::create_qp(dev, &req, objs),
-            offers: made_offers.replace(Offers::new()),
+            offers: made_offers.take(),
         }? Error);
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
         from_result(|| unsafe { Object::init(qp, init) }.map(|()| 0))
