@@ -11,7 +11,9 @@
 # counters that Rust resolved the address handles. Then it creates rv0,
 # rverbs' own software RoCE device written in Rust, on a second veth pair,
 # opens it with rdma-core (its unmodified rxe provider) and creates an
-# address handle on it, shown from rv0's debugfs AH dump. Then it switches
+# address handle on it, shown from rv0's debugfs AH dump, and runs a UD
+# ping-pong between rv0 and a soft-RoCE device in the other namespace,
+# shown from rv0's wire counters. Then it switches
 # back to C, tears everything down and unloads rverbs.
 set -e
 . "$(dirname "$0")/../tests/lib.sh"
@@ -93,8 +95,22 @@ echo "  (the peer's veth3 MAC: $(ip netns exec $NS cat /sys/class/net/veth3/addr
 echo "\$ cat /sys/kernel/debug/rverbs/rv0/resources"
 sed 's/^/  /' /sys/kernel/debug/rverbs/rv0/resources
 
+step "rv0 carries traffic: UD ping-pong with soft-RoCE (rxe2 on veth3 in netns $NS)"
+echo "\$ ip netns exec $NS rdma link add rxe2 type rxe netdev veth3"
+ip netns exec $NS rdma link add rxe2 type rxe netdev veth3
+gid_rxe2=$(gid_index rxe2 ::ffff:198.19.0.2)
+ip netns exec $NS ibv_ud_pingpong -d rxe2 -g "$gid_rxe2" -n 20 -p 18516 >/dev/null &
+sleep 2
+echo "\$ ibv_ud_pingpong -d rv0 -g $gid_rv -n 20 -p 18516 198.19.0.2"
+ibv_ud_pingpong -d rv0 -g "$gid_rv" -n 20 -p 18516 198.19.0.2
+wait
+echo "rv0's wire counters, the lines that are not zero (every drop would have its own line):"
+echo "\$ grep -v ' 0\$' /sys/kernel/debug/rverbs/rv0/wire"
+grep -v ' 0$' /sys/kernel/debug/rverbs/rv0/wire | sed 's/^/  /'
+
 step "back to C, tearing down and unloading rverbs"
 takeover_off
+ip netns exec $NS rdma link del rxe2
 rdma link del rv0
 ip link del veth2
 rdma link del rxe0

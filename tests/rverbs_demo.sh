@@ -3,12 +3,13 @@
 #
 # The demo of "make run" (scripts/demo.sh) works, in this boot: it exits
 # with 0, the UD ping-pong completes on the Rust core, whose counters show
-# the two AHs created and destroyed, and nothing is left behind.
+# the two AHs created and destroyed, rv0 carries a ping-pong with
+# soft-RoCE (its wire counters), and nothing is left behind.
 
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 out=$("$RVERBS_TOP/scripts/demo.sh" 2>&1)
 rc=$?
@@ -19,6 +20,10 @@ ksft_check "the demo shows both AHs created and destroyed by Rust" \
 	bash -c 'grep -q "^  ah_created 2$" <<<"$1" && grep -q "^  ah_destroyed 2$" <<<"$1"' _ "$out"
 ksft_check "the demo shows an AH on rv0 in its debugfs dump, to the peer's MAC" \
 	bash -c 'mac=$(sed -n "s/.*peer.s veth3 MAC: \\(.*\\))/\\1/p" <<<"$1"); [ -n "$mac" ] && grep -qE "^1 roce 1 [0-9]+ 0000:0000:0000:0000:0000:ffff:c613:0002 $mac 64 " <<<"$1"' _ "$out"
+ksft_check "the demo's ping-pong between rv0 and soft-RoCE completed, counted on rv0's wire, no drop" \
+	bash -c '[ "$(grep -c "20 iters in" <<<"$1")" = 2 ] &&
+		s=$(sed -n "s/^  sent \([0-9]*\)$/\1/p" <<<"$1") && r=$(sed -n "s/^  received \([0-9]*\)$/\1/p" <<<"$1") &&
+		[ "${s:-0}" -ge 20 ] && [ "${r:-0}" -ge 20 ] && ! grep -qE "^  (drop_|send_error|send_dropped)" <<<"$1"' _ "$out"
 ksft_check "nothing is left: no RDMA link, no rverbs module" \
 	test -z "$(rdma link show 2>/dev/null)" -a ! -e /sys/module/rverbs
 
