@@ -8,10 +8,11 @@
 //! struct, reached from a raw pointer only through an `unsafe fn from_raw`
 //! whose safety section states what the C caller guarantees; the requests
 //! a driver answers (`CqCreate`, `QpCreate`, ...), views valid for one
-//! call. Besides: the driver side of ib_core ([`driver`]), the memory a
-//! process maps ([`mmap`], [`ring`]), the tables the data path reads under
-//! RCU ([`table`]) and the gates that fence its uses out of a destroyed
-//! object ([`gate`]). Everything above this layer (`verbs`, `sw`) is
+//! call. Besides: the driver side of ib_core ([`driver`]), work requests
+//! and completions ([`wr`], [`wc`]), the memory a process maps ([`mmap`]),
+//! soft-RoCE's user ABI for the drivers that speak it ([`rxe_abi`]), the
+//! tables the data path reads under RCU ([`table`]) and the gates that
+//! fence its uses out of a destroyed object ([`gate`]). Everything above this layer (`verbs`, `sw`) is
 //! written without `unsafe` and without `bindings::`.
 
 pub(crate) mod ah;
@@ -28,11 +29,12 @@ pub(crate) mod mmap;
 pub(crate) mod mr;
 pub(crate) mod pd;
 pub(crate) mod qp;
-pub(crate) mod ring;
+pub(crate) mod rxe_abi;
 pub(crate) mod table;
 pub(crate) mod udata;
 pub(crate) mod umem;
-pub(crate) mod wqe;
+pub(crate) mod wc;
+pub(crate) mod wr;
 pub(crate) mod xrcd;
 
 /// Lets other tasks run (`cond_resched`), between work items of a loop
@@ -41,7 +43,3 @@ pub(crate) fn cond_resched() {
     // SAFETY: No preconditions beyond the sleeping context documented.
     unsafe { crate::bindings::rverbs_cond_resched() }
 }
-
-/// `RDMA_DRIVER_RXE`: the driver id of soft-RoCE, whose user ABI rverbs'
-/// software device speaks.
-pub(crate) const RDMA_DRIVER_RXE: u32 = crate::bindings::rdma_driver_id_RDMA_DRIVER_RXE;

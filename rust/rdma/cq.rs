@@ -6,7 +6,7 @@
 
 use super::{
     mmap::Offers,
-    ring::{
+    rxe_abi::ring::{
         QueueGeometry,
         UserQueue, //
     },
@@ -24,12 +24,42 @@ use core::{
     ptr::NonNull, //
 };
 use kernel::{
+    impl_flags,
     prelude::*,
     sync::{
         Arc,
         Mutex, //
     },
 };
+
+impl_flags!(
+    /// What `req_notify_cq` asks for (`enum ib_cq_notify_flags`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct CqNotifyFlags(u32);
+
+    /// One request of `req_notify_cq`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum CqNotify {
+        /// `IB_CQ_SOLICITED`: an event at the next solicited completion.
+        Solicited = bindings::ib_cq_notify_flags_IB_CQ_SOLICITED,
+        /// `IB_CQ_NEXT_COMP`: an event at the next completion.
+        NextComp = bindings::ib_cq_notify_flags_IB_CQ_NEXT_COMP,
+        /// `IB_CQ_REPORT_MISSED_EVENTS`: say whether completions wait.
+        ReportMissedEvents = bindings::ib_cq_notify_flags_IB_CQ_REPORT_MISSED_EVENTS,
+    }
+);
+
+impl CqNotifyFlags {
+    /// The flags of `bits`, as ib_core gives them.
+    pub(crate) fn from_bits(bits: u32) -> Self {
+        Self(bits)
+    }
+
+    /// `IB_CQ_SOLICITED_MASK`: the events asked for, without the report.
+    pub(crate) fn events(self) -> Self {
+        Self(self.0 & bindings::ib_cq_notify_flags_IB_CQ_SOLICITED_MASK)
+    }
+}
 
 /// What `create_cq` is asked for, and what it answers besides the
 /// driver's data: the real depth ([`CqCreate::set_depth`], which ib_core
@@ -308,62 +338,5 @@ impl CqNotifier {
                 handler(&mut ev, (*cq).cq_context);
             }
         }
-    }
-}
-
-/// A completion as a user CQ holds it: `struct ib_uverbs_wc`, which
-/// soft-RoCE's provider copies out of the ring.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct UserWc {
-    pub(crate) wr_id: u64,
-    /// `enum ib_wc_status`.
-    pub(crate) status: u32,
-    /// `enum ib_wc_opcode`.
-    pub(crate) opcode: u32,
-    pub(crate) byte_len: u32,
-    /// Immediate data, as it came on the wire (big endian).
-    pub(crate) imm_data: u32,
-    pub(crate) qp_num: u32,
-    pub(crate) src_qp: u32,
-    /// `IB_WC_GRH`, `IB_WC_WITH_IMM`, ...
-    pub(crate) wc_flags: u32,
-    pub(crate) port_num: u8,
-}
-
-const _: () = assert!(core::mem::size_of::<bindings::ib_uverbs_wc>() == UserWc::ABI_LEN);
-
-/// `IB_WC_SUCCESS`.
-pub(crate) const WC_SUCCESS: u32 = bindings::ib_wc_status_IB_WC_SUCCESS;
-/// `IB_WC_LOC_QP_OP_ERR`.
-pub(crate) const WC_LOC_QP_OP_ERR: u32 = bindings::ib_wc_status_IB_WC_LOC_QP_OP_ERR;
-/// `IB_WC_WR_FLUSH_ERR`.
-pub(crate) const WC_WR_FLUSH_ERR: u32 = bindings::ib_wc_status_IB_WC_WR_FLUSH_ERR;
-/// `IB_WC_SEND`.
-pub(crate) const WC_OP_SEND: u32 = bindings::ib_wc_opcode_IB_WC_SEND;
-/// `IB_WC_RECV`.
-pub(crate) const WC_OP_RECV: u32 = bindings::ib_wc_opcode_IB_WC_RECV;
-/// `IB_WC_GRH`.
-pub(crate) const WC_GRH: u32 = bindings::ib_wc_flags_IB_WC_GRH;
-/// `IB_WC_WITH_IMM`.
-pub(crate) const WC_WITH_IMM: u32 = bindings::ib_wc_flags_IB_WC_WITH_IMM;
-
-impl UserWc {
-    /// The size of `struct ib_uverbs_wc`.
-    pub(crate) const ABI_LEN: usize = 48;
-
-    /// The bytes of `struct ib_uverbs_wc`, fields at their offsets
-    /// (`include/uapi/rdma/ib_user_verbs.h`), pkey index, LIDs and SL 0.
-    pub(crate) fn to_abi(self) -> [u8; Self::ABI_LEN] {
-        let mut b = [0u8; Self::ABI_LEN];
-        b[0..8].copy_from_slice(&self.wr_id.to_ne_bytes());
-        b[8..12].copy_from_slice(&self.status.to_ne_bytes());
-        b[12..16].copy_from_slice(&self.opcode.to_ne_bytes());
-        b[20..24].copy_from_slice(&self.byte_len.to_ne_bytes());
-        b[24..28].copy_from_slice(&self.imm_data.to_ne_bytes());
-        b[28..32].copy_from_slice(&self.qp_num.to_ne_bytes());
-        b[32..36].copy_from_slice(&self.src_qp.to_ne_bytes());
-        b[36..40].copy_from_slice(&self.wc_flags.to_ne_bytes());
-        b[46] = self.port_num;
-        b
     }
 }

@@ -18,7 +18,8 @@
 //!   driver does not implement (QPs, CQs, `poll_cq`, `post_recv`), failing
 //!   with `EOPNOTSUPP`;
 //! - [`device`]: a device ([`DriverDevice`]) and its allocation;
-//! - [`registry`]: the devices of a driver, registered and unregistered.
+//! - [`registry`]: the devices of a driver, registered and unregistered;
+//! - [`wr`]: the chains of work requests a driver is given to post.
 //!
 //! Life of a device:
 //!
@@ -40,49 +41,64 @@
 //! and this layer revokes when the CQ goes ([`crate::rdma::cq`]), and the
 //! rings the object offers to its process, whose mmap entries this layer
 //! removes when the object goes ([`crate::rdma::mmap::Offers`]), so that
-//! what a driver keeps of them (a notifier, a [`crate::rdma::ring::UserQueue`])
+//! what a driver keeps of them (a notifier, a [`crate::rdma::rxe_abi::ring::UserQueue`])
 //! names neither the `ib_cq` nor the ucontext and may outlive both.
 //!
 //! # Example
 //!
-//! A driver with one port and protection domains only (no other objects):
+//! [`example`] is a driver with one port, protection domains and the post
+//! verbs, compiled with the module (its operations table is built at
+//! compile time, as every driver's), so it cannot go stale. Its core:
 //!
 //! ```ignore
-//! struct MyDriver;
+//! struct Example;
 //!
 //! #[vtable]
-//! impl Driver for MyDriver {
-//!     type Device = MyDevice;    // may hold a SpinLock: initialised in place
-//!     type Ucontext = ();
+//! impl Driver for Example {
+//!     type Device = ();          // may hold a SpinLock: initialised in place
 //!     type Pd = ();
-//!     type Ah = ();
-//!     type Xrcd = ();
-//!     type Cq = ();
-//!     type Qp = ();
-//!     type Mr = ();
-//!     const DRIVER_ID: u32 = ...;
+//!     type Qp = ExampleQp;
+//!     // ... the other object types
+//!     const DRIVER_ID: u32 = bindings::rdma_driver_id_RDMA_DRIVER_UNKNOWN;
 //!     const UVERBS_ABI_VER: u32 = 1;
 //!
-//!     fn query_device(dev: &DriverDevice<Self>) -> Result<DeviceAttrs> { ... }
-//!     fn query_port(dev: &DriverDevice<Self>, port: u32) -> Result<PortAttrs> { ... }
-//!     fn get_port_immutable(dev: &DriverDevice<Self>, port: u32) -> Result<PortImmutable> { ... }
-//!     fn alloc_pd(_: &DriverDevice<Self>, _: Option<&Udata>) -> impl PinInit<(), Error> {
+//!     fn query_device(_dev: &DriverDevice<Self>) -> Result<DeviceAttrs> { ... }
+//!     fn query_port(_dev: &DriverDevice<Self>, _port: u32) -> Result<PortAttrs> { ... }
+//!     fn get_port_immutable(_dev: &DriverDevice<Self>, _port: u32) -> Result<PortImmutable> { ... }
+//!     fn alloc_pd(_dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> impl PinInit<(), Error> {
+//!         Ok(())
+//!     }
+//!     fn post_send<'a>(
+//!         _dev: &DriverDevice<Self>,
+//!         qp: &ExampleQp,
+//!         wrs: SendWrs<'a, Self>,
+//!     ) -> core::result::Result<(), Rejected<SendWr<'a, Self>>> {
+//!         for wr in wrs.iter() {
+//!             let len = check_send(&wr).map_err(|error| Rejected { error, at: Some(wr) })?;
+//!             // ... take the request
+//!         }
 //!         Ok(())
 //!     }
 //! }
+//! ```
 //!
-//! let registry = KBox::pin_init(Registry::<MyDriver>::new(), GFP_KERNEL)?;
-//! let dev = DriverDevice::<MyDriver>::alloc(&THIS_MODULE, MyDevice::new())?;
-//! let registered = registry.register(dev, c"my0", &info)?;
+//! Registered, its device lives as above:
+//!
+//! ```ignore
+//! let registry = KBox::pin_init(Registry::<Example>::new(), GFP_KERNEL)?;
+//! let dev = DriverDevice::<Example>::alloc(&THIS_MODULE, ())?;
+//! let registered = registry.register(dev, c"example0", &info)?;
 //! ```
 
 pub(crate) mod attrs;
 pub(crate) mod device;
+mod example;
 pub(crate) mod object;
 pub(crate) mod ops;
 pub(crate) mod registry;
 pub(crate) mod unsupported;
 pub(crate) mod vtable;
+pub(crate) mod wr;
 
 pub(crate) use self::{
     device::{

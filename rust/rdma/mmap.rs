@@ -57,8 +57,8 @@ use kernel::{
 /// that offers it. The last reference must go in process context: from
 /// softirq `vfree` defers the work (`vfree_atomic`) and writes its list
 /// node into the buffer's first bytes, which a process may still map (it
-/// would read a kernel pointer there: seen by `rv0_link.sh` on
-/// 2026-12-05, when a table dropped a QP from an RCU callback).
+/// would read a kernel pointer there: seen in a test of a device removed
+/// with live rings, when a table dropped a QP from an RCU callback).
 ///
 /// # Invariants
 ///

@@ -16,40 +16,90 @@ use super::{
     umem::Umem, //
 };
 use crate::bindings;
-use kernel::prelude::*;
+use kernel::{
+    impl_flags,
+    prelude::*, //
+};
 
-/// Access flags of a memory region (`enum ib_access_flags`).
-pub(crate) mod access {
-    use crate::bindings;
+impl_flags!(
+    /// The access flags of a memory region (`enum ib_access_flags`). Bits
+    /// that name no flag are kept as given ([`AccessFlags::unknown`]).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct AccessFlags(u32);
 
-    /// `IB_ACCESS_LOCAL_WRITE`.
-    pub(crate) const LOCAL_WRITE: u32 = bindings::ib_access_flags_IB_ACCESS_LOCAL_WRITE;
-    /// `IB_ACCESS_REMOTE_WRITE`.
-    pub(crate) const REMOTE_WRITE: u32 = bindings::ib_access_flags_IB_ACCESS_REMOTE_WRITE;
-    /// `IB_ACCESS_REMOTE_READ`.
-    pub(crate) const REMOTE_READ: u32 = bindings::ib_access_flags_IB_ACCESS_REMOTE_READ;
-    /// `IB_ACCESS_REMOTE_ATOMIC`.
-    pub(crate) const REMOTE_ATOMIC: u32 = bindings::ib_access_flags_IB_ACCESS_REMOTE_ATOMIC;
-    /// `IB_ACCESS_MW_BIND`.
-    pub(crate) const MW_BIND: u32 = bindings::ib_access_flags_IB_ACCESS_MW_BIND;
-    /// `IB_ACCESS_ON_DEMAND`.
-    pub(crate) const ON_DEMAND: u32 = bindings::ib_access_flags_IB_ACCESS_ON_DEMAND;
-    /// `IB_ACCESS_FLUSH_GLOBAL`.
-    pub(crate) const FLUSH_GLOBAL: u32 = bindings::ib_access_flags_IB_ACCESS_FLUSH_GLOBAL;
-    /// `IB_ACCESS_FLUSH_PERSISTENT`.
-    pub(crate) const FLUSH_PERSISTENT: u32 = bindings::ib_access_flags_IB_ACCESS_FLUSH_PERSISTENT;
-    /// `IB_ACCESS_OPTIONAL`: flags a device may ignore.
-    pub(crate) const OPTIONAL: u32 = bindings::ib_access_flags_IB_ACCESS_OPTIONAL;
+    /// One access flag.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Access {
+        /// `IB_ACCESS_LOCAL_WRITE`.
+        LocalWrite = bindings::ib_access_flags_IB_ACCESS_LOCAL_WRITE,
+        /// `IB_ACCESS_REMOTE_WRITE`.
+        RemoteWrite = bindings::ib_access_flags_IB_ACCESS_REMOTE_WRITE,
+        /// `IB_ACCESS_REMOTE_READ`.
+        RemoteRead = bindings::ib_access_flags_IB_ACCESS_REMOTE_READ,
+        /// `IB_ACCESS_REMOTE_ATOMIC`.
+        RemoteAtomic = bindings::ib_access_flags_IB_ACCESS_REMOTE_ATOMIC,
+        /// `IB_ACCESS_MW_BIND`.
+        MwBind = bindings::ib_access_flags_IB_ACCESS_MW_BIND,
+        /// `IB_ZERO_BASED`.
+        ZeroBased = bindings::ib_access_flags_IB_ZERO_BASED,
+        /// `IB_ACCESS_ON_DEMAND`.
+        OnDemand = bindings::ib_access_flags_IB_ACCESS_ON_DEMAND,
+        /// `IB_ACCESS_HUGETLB`.
+        Hugetlb = bindings::ib_access_flags_IB_ACCESS_HUGETLB,
+        /// `IB_ACCESS_RELAXED_ORDERING`.
+        RelaxedOrdering = bindings::ib_access_flags_IB_ACCESS_RELAXED_ORDERING,
+        /// `IB_ACCESS_FLUSH_GLOBAL`.
+        FlushGlobal = bindings::ib_access_flags_IB_ACCESS_FLUSH_GLOBAL,
+        /// `IB_ACCESS_FLUSH_PERSISTENT`.
+        FlushPersistent = bindings::ib_access_flags_IB_ACCESS_FLUSH_PERSISTENT,
+    }
+);
+
+impl AccessFlags {
+    /// The flags of `bits`, as ib_core gives them.
+    pub(crate) fn from_bits(bits: u32) -> Self {
+        Self(bits)
+    }
+
+    /// `IB_ACCESS_OPTIONAL`: the flags a device may ignore (a range of
+    /// bits, some named above, some reserved).
+    pub(crate) fn optional() -> Self {
+        Self(bindings::ib_access_flags_IB_ACCESS_OPTIONAL)
+    }
+
+    /// The bits outside `supported`.
+    pub(crate) fn outside(self, supported: Self) -> u32 {
+        self.0 & !supported.0
+    }
 }
 
-/// What `rereg_user_mr` is asked to change (`enum ib_mr_rereg_flags`).
-pub(crate) mod rereg {
-    use crate::bindings;
+impl_flags!(
+    /// What `rereg_user_mr` is asked to change (`enum ib_mr_rereg_flags`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct ReregFlags(u32);
 
-    /// `IB_MR_REREG_PD`: the protection domain.
-    pub(crate) const PD: u32 = bindings::ib_mr_rereg_flags_IB_MR_REREG_PD;
-    /// `IB_MR_REREG_ACCESS`: the access flags.
-    pub(crate) const ACCESS: u32 = bindings::ib_mr_rereg_flags_IB_MR_REREG_ACCESS;
+    /// One thing `rereg_user_mr` may change.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Rereg {
+        /// `IB_MR_REREG_TRANS`: the address range.
+        Trans = bindings::ib_mr_rereg_flags_IB_MR_REREG_TRANS,
+        /// `IB_MR_REREG_PD`: the protection domain.
+        Pd = bindings::ib_mr_rereg_flags_IB_MR_REREG_PD,
+        /// `IB_MR_REREG_ACCESS`: the access flags.
+        Access = bindings::ib_mr_rereg_flags_IB_MR_REREG_ACCESS,
+    }
+);
+
+impl ReregFlags {
+    /// The flags of `bits`, as ib_core gives them.
+    pub(crate) fn from_bits(bits: u32) -> Self {
+        Self(bits)
+    }
+
+    /// The bits outside `supported`.
+    pub(crate) fn outside(self, supported: Self) -> u32 {
+        self.0 & !supported.0
+    }
 }
 
 /// What `reg_user_mr` is asked for, and what it answers besides the
@@ -112,9 +162,9 @@ impl<'a> MrReg<'a> {
         self.iova
     }
 
-    /// The access flags ([`access`]).
-    pub(crate) fn access(&self) -> u32 {
-        self.access
+    /// The access flags.
+    pub(crate) fn access(&self) -> AccessFlags {
+        AccessFlags::from_bits(self.access)
     }
 
     /// Whether a DMA handle (`ib_dmah`, placement hints) came with it.
@@ -142,34 +192,34 @@ impl<'a> MrReg<'a> {
 }
 
 /// What `rereg_user_mr` is asked to change in place: the flags
-/// ([`rereg`]; ib_core has refused none and unknown ones, and dropped
+/// ([`ReregFlags`]; ib_core has refused none and unknown ones, and dropped
 /// `PD` when the PD is the same), and the new values. `D` is the driver's
 /// PD data. A new address range (`IB_MR_REREG_TRANS`) is among the flags,
 /// but not its values: no driver of this abstraction supports it yet.
 pub(crate) struct MrRereg<'a, D> {
-    flags: u32,
-    access: u32,
+    flags: ReregFlags,
+    access: AccessFlags,
     pd: Option<&'a D>,
 }
 
 impl<'a, D> MrRereg<'a, D> {
     /// A request as ib_core makes it; `pd` the data of the new PD when
-    /// `flags` has [`rereg::PD`].
-    pub(crate) fn new(flags: u32, access: u32, pd: Option<&'a D>) -> Self {
+    /// `flags` has [`Rereg::Pd`].
+    pub(crate) fn new(flags: ReregFlags, access: AccessFlags, pd: Option<&'a D>) -> Self {
         Self { flags, access, pd }
     }
 
-    /// What changes ([`rereg`]).
-    pub(crate) fn flags(&self) -> u32 {
+    /// What changes ([`ReregFlags`]).
+    pub(crate) fn flags(&self) -> ReregFlags {
         self.flags
     }
 
-    /// The new access flags, with [`rereg::ACCESS`].
-    pub(crate) fn access(&self) -> u32 {
+    /// The new access flags, with [`Rereg::Access`].
+    pub(crate) fn access(&self) -> AccessFlags {
         self.access
     }
 
-    /// The new PD's data, with [`rereg::PD`].
+    /// The new PD's data, with [`Rereg::Pd`].
     pub(crate) fn pd(&self) -> Option<&'a D> {
         self.pd
     }

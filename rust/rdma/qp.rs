@@ -14,7 +14,7 @@
 
 use super::{
     mmap::Offers,
-    ring::{
+    rxe_abi::ring::{
         QueueGeometry,
         UserQueue, //
     },
@@ -24,248 +24,19 @@ use crate::bindings;
 use core::cell::Cell;
 use kernel::prelude::*;
 
+mod attrs;
 mod query;
-pub(crate) use query::QpQuery;
-
-// The work queue elements (`wqe`), which their users name through
-// `qp`.
-pub(crate) use super::wqe::{
-    RecvWqe,
-    SendWqe,
-    RXE_RECV_WQE_SIZE,
-    RXE_SEND_WQE_SIZE,
-    RXE_SGE_SIZE,
-    SEND_INLINE,
-    SEND_SIGNALED,
-    SEND_SOLICITED,
-    WR_SEND,
-    WR_SEND_WITH_IMM, //
+pub(crate) use attrs::{
+    PathMtu,
+    Psn,
+    QpAttr,
+    QpAttrMask,
+    QpAttrs,
+    QpCap,
+    QpState,
+    QpType, //
 };
-
-/// The type of a QP (`enum ib_qp_type`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum QpType {
-    /// Reliable connected.
-    Rc,
-    /// Unreliable connected.
-    Uc,
-    /// Unreliable datagram.
-    Ud,
-    /// Any other (GSI, XRC, raw packet, driver-defined...).
-    Other(u32),
-}
-
-impl QpType {
-    fn from_raw(t: bindings::ib_qp_type) -> Self {
-        match t {
-            bindings::ib_qp_type_IB_QPT_RC => Self::Rc,
-            bindings::ib_qp_type_IB_QPT_UC => Self::Uc,
-            bindings::ib_qp_type_IB_QPT_UD => Self::Ud,
-            other => Self::Other(other),
-        }
-    }
-
-    fn to_raw(self) -> bindings::ib_qp_type {
-        match self {
-            Self::Rc => bindings::ib_qp_type_IB_QPT_RC,
-            Self::Uc => bindings::ib_qp_type_IB_QPT_UC,
-            Self::Ud => bindings::ib_qp_type_IB_QPT_UD,
-            Self::Other(t) => t,
-        }
-    }
-}
-
-/// The state of a QP (`enum ib_qp_state`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) enum QpState {
-    /// Reset: created, or reset.
-    #[default]
-    Reset,
-    /// Initialised.
-    Init,
-    /// Ready to receive.
-    Rtr,
-    /// Ready to send.
-    Rts,
-    /// Send queue drained.
-    Sqd,
-    /// Send queue error.
-    Sqe,
-    /// Error.
-    Err,
-}
-
-impl QpState {
-    /// The state of a raw value; `None` past `IB_QPS_ERR` (uverbs refuses
-    /// those before the driver sees them).
-    fn from_raw(s: bindings::ib_qp_state) -> Option<Self> {
-        Some(match s {
-            bindings::ib_qp_state_IB_QPS_RESET => Self::Reset,
-            bindings::ib_qp_state_IB_QPS_INIT => Self::Init,
-            bindings::ib_qp_state_IB_QPS_RTR => Self::Rtr,
-            bindings::ib_qp_state_IB_QPS_RTS => Self::Rts,
-            bindings::ib_qp_state_IB_QPS_SQD => Self::Sqd,
-            bindings::ib_qp_state_IB_QPS_SQE => Self::Sqe,
-            bindings::ib_qp_state_IB_QPS_ERR => Self::Err,
-            _ => return None,
-        })
-    }
-
-    fn to_raw(self) -> bindings::ib_qp_state {
-        match self {
-            Self::Reset => bindings::ib_qp_state_IB_QPS_RESET,
-            Self::Init => bindings::ib_qp_state_IB_QPS_INIT,
-            Self::Rtr => bindings::ib_qp_state_IB_QPS_RTR,
-            Self::Rts => bindings::ib_qp_state_IB_QPS_RTS,
-            Self::Sqd => bindings::ib_qp_state_IB_QPS_SQD,
-            Self::Sqe => bindings::ib_qp_state_IB_QPS_SQE,
-            Self::Err => bindings::ib_qp_state_IB_QPS_ERR,
-        }
-    }
-
-    /// Whether ib_core's table of transitions (`ib_modify_qp_is_ok`)
-    /// allows going from `self` to `next` on a QP of type `ty` with the
-    /// attributes of `mask`: the rule every driver applies.
-    pub(crate) fn may_become(self, next: Self, ty: QpType, mask: u32) -> bool {
-        // SAFETY: A pure function of its arguments, any values.
-        unsafe { bindings::ib_modify_qp_is_ok(self.to_raw(), next.to_raw(), ty.to_raw(), mask) }
-    }
-}
-
-/// The attributes of `modify_qp` (`enum ib_qp_attr_mask`).
-pub(crate) mod mask {
-    use crate::bindings;
-
-    /// `IB_QP_STATE`.
-    pub(crate) const STATE: u32 = bindings::ib_qp_attr_mask_IB_QP_STATE;
-    /// `IB_QP_CUR_STATE`.
-    pub(crate) const CUR_STATE: u32 = bindings::ib_qp_attr_mask_IB_QP_CUR_STATE;
-    /// `IB_QP_EN_SQD_ASYNC_NOTIFY`.
-    pub(crate) const EN_SQD_ASYNC_NOTIFY: u32 = bindings::ib_qp_attr_mask_IB_QP_EN_SQD_ASYNC_NOTIFY;
-    /// `IB_QP_ACCESS_FLAGS`.
-    pub(crate) const ACCESS_FLAGS: u32 = bindings::ib_qp_attr_mask_IB_QP_ACCESS_FLAGS;
-    /// `IB_QP_PKEY_INDEX`.
-    pub(crate) const PKEY_INDEX: u32 = bindings::ib_qp_attr_mask_IB_QP_PKEY_INDEX;
-    /// `IB_QP_PORT`.
-    pub(crate) const PORT: u32 = bindings::ib_qp_attr_mask_IB_QP_PORT;
-    /// `IB_QP_QKEY`.
-    pub(crate) const QKEY: u32 = bindings::ib_qp_attr_mask_IB_QP_QKEY;
-    /// `IB_QP_AV`.
-    pub(crate) const AV: u32 = bindings::ib_qp_attr_mask_IB_QP_AV;
-    /// `IB_QP_PATH_MTU`.
-    pub(crate) const PATH_MTU: u32 = bindings::ib_qp_attr_mask_IB_QP_PATH_MTU;
-    /// `IB_QP_TIMEOUT`.
-    pub(crate) const TIMEOUT: u32 = bindings::ib_qp_attr_mask_IB_QP_TIMEOUT;
-    /// `IB_QP_RETRY_CNT`.
-    pub(crate) const RETRY_CNT: u32 = bindings::ib_qp_attr_mask_IB_QP_RETRY_CNT;
-    /// `IB_QP_RNR_RETRY`.
-    pub(crate) const RNR_RETRY: u32 = bindings::ib_qp_attr_mask_IB_QP_RNR_RETRY;
-    /// `IB_QP_RQ_PSN`.
-    pub(crate) const RQ_PSN: u32 = bindings::ib_qp_attr_mask_IB_QP_RQ_PSN;
-    /// `IB_QP_MAX_QP_RD_ATOMIC`.
-    pub(crate) const MAX_QP_RD_ATOMIC: u32 = bindings::ib_qp_attr_mask_IB_QP_MAX_QP_RD_ATOMIC;
-    /// `IB_QP_ALT_PATH`.
-    pub(crate) const ALT_PATH: u32 = bindings::ib_qp_attr_mask_IB_QP_ALT_PATH;
-    /// `IB_QP_MIN_RNR_TIMER`.
-    pub(crate) const MIN_RNR_TIMER: u32 = bindings::ib_qp_attr_mask_IB_QP_MIN_RNR_TIMER;
-    /// `IB_QP_SQ_PSN`.
-    pub(crate) const SQ_PSN: u32 = bindings::ib_qp_attr_mask_IB_QP_SQ_PSN;
-    /// `IB_QP_MAX_DEST_RD_ATOMIC`.
-    pub(crate) const MAX_DEST_RD_ATOMIC: u32 = bindings::ib_qp_attr_mask_IB_QP_MAX_DEST_RD_ATOMIC;
-    /// `IB_QP_PATH_MIG_STATE`.
-    pub(crate) const PATH_MIG_STATE: u32 = bindings::ib_qp_attr_mask_IB_QP_PATH_MIG_STATE;
-    /// `IB_QP_CAP`.
-    pub(crate) const CAP: u32 = bindings::ib_qp_attr_mask_IB_QP_CAP;
-    /// `IB_QP_DEST_QPN`.
-    pub(crate) const DEST_QPN: u32 = bindings::ib_qp_attr_mask_IB_QP_DEST_QPN;
-    /// `IB_QP_ATTR_STANDARD_BITS`: every attribute above (bits 0-20).
-    pub(crate) const STANDARD_BITS: u32 = bindings::ib_qp_attr_mask_IB_QP_ATTR_STANDARD_BITS;
-}
-
-/// The capacities of a QP's queues (`struct ib_qp_cap`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct QpCap {
-    /// Send work requests outstanding.
-    pub(crate) max_send_wr: u32,
-    /// Receive work requests outstanding.
-    pub(crate) max_recv_wr: u32,
-    /// Scatter/gather entries of a send work request.
-    pub(crate) max_send_sge: u32,
-    /// Scatter/gather entries of a receive work request.
-    pub(crate) max_recv_sge: u32,
-    /// Bytes of inline data in a send work request.
-    pub(crate) max_inline_data: u32,
-}
-
-impl QpCap {
-    fn from_raw(c: &bindings::ib_qp_cap) -> Self {
-        Self {
-            max_send_wr: c.max_send_wr,
-            max_recv_wr: c.max_recv_wr,
-            max_send_sge: c.max_send_sge,
-            max_recv_sge: c.max_recv_sge,
-            max_inline_data: c.max_inline_data,
-        }
-    }
-
-    fn write_to(self, c: &mut bindings::ib_qp_cap) {
-        c.max_send_wr = self.max_send_wr;
-        c.max_recv_wr = self.max_recv_wr;
-        c.max_send_sge = self.max_send_sge;
-        c.max_recv_sge = self.max_recv_sge;
-        c.max_inline_data = self.max_inline_data;
-    }
-}
-
-/// The attributes of a QP that `modify_qp` sets and `query_qp` reports,
-/// as plain values (the fields of `struct ib_qp_attr` but the capacities
-/// and the address vectors). Enumerations keep ib_core's numbers:
-/// `path_mtu` is an `enum ib_mtu`, `path_mig_state` an `enum ib_mig_state`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct QpAttrs {
-    /// The state.
-    pub(crate) qp_state: QpState,
-    /// Path MTU (`enum ib_mtu`).
-    pub(crate) path_mtu: u32,
-    /// Path migration state (`enum ib_mig_state`).
-    pub(crate) path_mig_state: u32,
-    /// Q_Key.
-    pub(crate) qkey: u32,
-    /// Receive PSN.
-    pub(crate) rq_psn: u32,
-    /// Send PSN.
-    pub(crate) sq_psn: u32,
-    /// Destination QP number.
-    pub(crate) dest_qp_num: u32,
-    /// Remote access flags (`IB_ACCESS_*`).
-    pub(crate) qp_access_flags: i32,
-    /// P_Key index.
-    pub(crate) pkey_index: u16,
-    /// Alternate path's P_Key index.
-    pub(crate) alt_pkey_index: u16,
-    /// Whether `IB_EVENT_SQ_DRAINED` was asked for.
-    pub(crate) en_sqd_async_notify: u8,
-    /// Whether the send queue is draining (in SQD).
-    pub(crate) sq_draining: u8,
-    /// Outstanding RDMA reads and atomics as initiator.
-    pub(crate) max_rd_atomic: u8,
-    /// Outstanding RDMA reads and atomics as responder.
-    pub(crate) max_dest_rd_atomic: u8,
-    /// Minimum RNR NAK timer.
-    pub(crate) min_rnr_timer: u8,
-    /// Port.
-    pub(crate) port_num: u32,
-    /// Local ACK timeout.
-    pub(crate) timeout: u8,
-    /// Retry count.
-    pub(crate) retry_cnt: u8,
-    /// RNR retry count.
-    pub(crate) rnr_retry: u8,
-    /// Alternate path's port.
-    pub(crate) alt_port_num: u32,
-    /// Alternate path's local ACK timeout.
-    pub(crate) alt_timeout: u8,
-}
+pub(crate) use query::QpQuery;
 
 /// What `create_qp` is asked for, and what it answers besides the
 /// driver's data: the QP number ([`QpCreate::set_qp_num`]), the real
@@ -408,8 +179,8 @@ impl<'a> QpModify<'a> {
     }
 
     /// The attributes given (`IB_QP_*` bits).
-    pub(crate) fn mask(&self) -> u32 {
-        self.mask
+    pub(crate) fn mask(&self) -> QpAttrMask {
+        QpAttrMask::from_bits(self.mask)
     }
 
     /// The type of the QP.
@@ -436,16 +207,17 @@ impl<'a> QpModify<'a> {
     }
 
     /// The scalar attributes as given, whatever the mask (the state is
-    /// `Reset` where the given value is not a state).
+    /// `Reset` where the given value is not a state; the PSNs are their
+    /// low 24 bits).
     pub(crate) fn values(&self) -> QpAttrs {
         let a = self.attr;
         QpAttrs {
             qp_state: QpState::from_raw(a.qp_state).unwrap_or_default(),
-            path_mtu: a.path_mtu,
+            path_mtu: PathMtu(a.path_mtu),
             path_mig_state: a.path_mig_state,
             qkey: a.qkey,
-            rq_psn: a.rq_psn,
-            sq_psn: a.sq_psn,
+            rq_psn: Psn::new(a.rq_psn),
+            sq_psn: Psn::new(a.sq_psn),
             dest_qp_num: a.dest_qp_num,
             qp_access_flags: a.qp_access_flags,
             pkey_index: a.pkey_index,

@@ -4,7 +4,13 @@
 //!
 //! C header: [`include/rdma/ib_umem.h`](srctree/include/rdma/ib_umem.h)
 
-use super::device::Device;
+use super::{
+    device::Device,
+    mr::{
+        AccessFlags,
+        ReregFlags, //
+    },
+};
 use crate::{
     bindings,
     errno::to_result, //
@@ -20,7 +26,7 @@ use kernel::{
 /// A range of the calling process's memory, pinned, with the list of its
 /// pages taken once (soft-RoCE's `page_info`, `rxe_mr.c:rxe_mr_init_user`).
 ///
-/// Devices that register with ib_core without a DMA device, as rv0 does,
+/// Devices that register with ib_core without a DMA device (software ones)
 /// get their umems unmapped: ib_core only pins the pages
 /// (`ib_uses_virt_dma`).
 ///
@@ -140,9 +146,9 @@ impl Umem {
     /// ib_core's check of a change of access flags (`flags` as of
     /// `ib_uverbs_rereg_mr`) against how the pages were pinned: `EACCES`
     /// to make memory pinned read-only writable.
-    pub(crate) fn check_rereg(&self, flags: u32, access: u32) -> Result {
+    pub(crate) fn check_rereg(&self, flags: ReregFlags, access: AccessFlags) -> Result {
         // CAST: Bit masks, passed as `int`.
-        let (flags, access) = (flags as i32, access as i32);
+        let (flags, access) = (u32::from(flags) as i32, u32::from(access) as i32);
         // SAFETY: `raw` is live (type invariant).
         to_result(unsafe { bindings::ib_umem_check_rereg(self.raw.as_ptr(), flags, access) })
     }

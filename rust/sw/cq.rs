@@ -18,16 +18,18 @@ use crate::{
         cq::{
             CqCreate,
             CqNotifier,
-            CqResize,
-            UserWc, //
+            CqNotify,
+            CqNotifyFlags,
+            CqResize, //
         },
         driver::DriverDevice,
-        ring::{
+        rxe_abi::ring::{
             MmInfo,
             QueueGeometry,
             UserQueue,
             RXE_CQE_SIZE, //
         },
+        wc::UserWc,
     },
 };
 use kernel::{
@@ -47,15 +49,6 @@ const CREATE_CQ_RESP_LEN: usize = MmInfo::ABI_LEN;
 /// `struct rxe_resize_cq_resp { struct mminfo mi; }`.
 const RESIZE_CQ_RESP_LEN: usize = MmInfo::ABI_LEN;
 
-/// `IB_CQ_SOLICITED`.
-const SOLICITED: u32 = 1;
-/// `IB_CQ_NEXT_COMP`.
-const NEXT_COMP: u32 = 2;
-/// `IB_CQ_SOLICITED_MASK`: the events `req_notify_cq` arms.
-const NOTIFY_MASK: u32 = SOLICITED | NEXT_COMP;
-/// `IB_CQ_REPORT_MISSED_EVENTS`.
-const REPORT_MISSED_EVENTS: u32 = 4;
-
 /// What the data path changes in a CQ, under its lock.
 struct CqState {
     /// The ring, offered to the process until the CQ is destroyed or
@@ -63,9 +56,9 @@ struct CqState {
     queue: UserQueue,
     /// The kernel's producer index.
     producer: u32,
-    /// The events asked for by `req_notify_cq` (`IB_CQ_SOLICITED`,
-    /// `IB_CQ_NEXT_COMP`), until a completion fires them.
-    notify: u32,
+    /// The events asked for by `req_notify_cq`, until a completion fires
+    /// them.
+    notify: CqNotifyFlags,
     /// ib_core's handlers of the CQ, until `destroy_cq` takes them away:
     /// a destroyed CQ queues nothing. (The generic layer revokes the
     /// handlers themselves when the CQ goes.)
@@ -118,10 +111,11 @@ impl CqCore {
         }
         st.queue.write_slot(st.producer, &slot);
         st.queue.publish_producer(next);
-        let fire = st.notify & NEXT_COMP != 0 || (solicited && st.notify & SOLICITED != 0);
+        let fire = st.notify.contains(CqNotify::NextComp)
+            || (solicited && st.notify.contains(CqNotify::Solicited));
         if fire {
             notifier.notify();
-            st.notify = 0;
+            st.notify = CqNotifyFlags::empty();
         }
         st.producer = next;
         Ok(())
@@ -166,7 +160,7 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
                 state <- new_spinlock_bh!(CqState {
                     queue,
                     producer: 0,
-                    notify: 0,
+                    notify: CqNotifyFlags::empty(),
                     notifier: Some(req.notifier()),
                 }),
             }),
@@ -193,12 +187,12 @@ pub(crate) fn destroy_cq(dev: &DriverDevice<Rv>, cq: &SwCq) {
 /// `req_notify_cq` of rv0 (`rxe_verbs.c:rxe_req_notify_cq`): remembers what
 /// to signal; with `IB_CQ_REPORT_MISSED_EVENTS`, says whether completions
 /// are already waiting.
-pub(crate) fn req_notify_cq(cq: &SwCq, flags: u32) -> bool {
+pub(crate) fn req_notify_cq(cq: &SwCq, flags: CqNotifyFlags) -> bool {
     let mut st = cq.core.state.lock();
-    st.notify |= flags & NOTIFY_MASK;
+    st.notify |= flags.events();
     let waiting = st.producer != st.queue.user_consumer();
     drop(st);
-    flags & REPORT_MISSED_EVENTS != 0 && waiting
+    flags.contains(CqNotify::ReportMissedEvents) && waiting
 }
 
 /// `resize_user_cq` of rv0, in soft-RoCE's order of checks

@@ -39,24 +39,20 @@ use crate::net::{
     skb::SkBuff, //
 };
 use crate::rdma::{
-    cq::{
-        UserWc,
-        WC_LOC_QP_OP_ERR,
-        WC_OP_SEND,
-        WC_SUCCESS,
-        WC_WITH_IMM,
-        WC_WR_FLUSH_ERR, //
-    },
     driver::DriverDevice,
     gid_attr::GidType,
-    qp::{
-        QpState,
-        SendWqe,
-        SEND_INLINE,
-        SEND_SIGNALED,
-        SEND_SOLICITED,
-        WR_SEND,
-        WR_SEND_WITH_IMM, //
+    qp::QpState,
+    rxe_abi::wqe::SendWqe,
+    wc::{
+        UserWc,
+        WcFlag,
+        WcFlags,
+        WcOpcode,
+        WcStatus, //
+    },
+    wr::{
+        SendFlag,
+        WrOpcode, //
     },
 };
 use kernel::{
@@ -72,9 +68,6 @@ pub(super) const PORT: u8 = 1;
 
 /// The bytes of the global route header a UD receive gets first.
 pub(super) const GRH_LEN: usize = 40;
-
-/// The 24 bits of a packet sequence number.
-const PSN_MASK: u32 = 0xff_ffff;
 
 /// The multicast QP number (`IB_MULTICAST_QPN`).
 pub(super) const MULTICAST_QPN: u32 = 0xff_ffff;
@@ -95,17 +88,6 @@ pub(super) struct Message<'a> {
 /// from RTS on; a QP in error flushes).
 fn may_post(state: QpState) -> bool {
     !matches!(state, QpState::Reset | QpState::Init | QpState::Rtr)
-}
-
-/// The completion of a work request that failed: only the ID, the status
-/// and the QP are valid, the rest is zero (soft-RoCE's).
-pub(super) fn error_wc(wr_id: u64, status: u32, qpn: u32) -> UserWc {
-    UserWc {
-        wr_id,
-        status,
-        qp_num: qpn,
-        ..UserWc::default()
-    }
 }
 
 /// `post_send` of rv0: the doorbell (`rxe_verbs.c:rxe_post_send` for a
@@ -160,38 +142,42 @@ pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &QpCore) -> Result {
         let Some(w) = SendWqe::new(wqe) else {
             break;
         };
-        let with_imm = w.opcode() == WR_SEND_WITH_IMM;
+        let with_imm = w.opcode() == Some(WrOpcode::SendWithImm);
         let (status, byte_len) = if flushing {
-            (WC_WR_FLUSH_ERR, 0)
+            (WcStatus::WrFlushErr, 0)
         } else {
             match send_one(dev, qp, &w, payload) {
-                Ok(len) => (WC_SUCCESS, len),
+                Ok(len) => (WcStatus::Success, len),
                 Err(status) => (status, 0),
             }
         };
-        let signaled = qp.sq_sig_all || w.send_flags() & SEND_SIGNALED != 0;
-        let wc = if status == WC_SUCCESS {
+        let signaled = qp.sq_sig_all || w.send_flags().contains(SendFlag::Signaled);
+        let wc = if status == WcStatus::Success {
             // `rxe_comp.c:make_send_cqe`.
             UserWc {
                 wr_id: w.wr_id(),
                 status,
-                opcode: WC_OP_SEND,
+                opcode: WcOpcode::Send,
                 byte_len,
                 qp_num: qp.qpn,
-                wc_flags: if with_imm { WC_WITH_IMM } else { 0 },
+                wc_flags: if with_imm {
+                    WcFlag::WithImm.into()
+                } else {
+                    WcFlags::empty()
+                },
                 ..UserWc::default()
             }
         } else {
-            error_wc(w.wr_id(), status, qp.qpn)
+            UserWc::error(w.wr_id(), status, qp.qpn)
         };
         *consumer = qp.sq.next(*consumer);
         qp.sq.publish_consumer(*consumer);
-        if signaled || status != WC_SUCCESS {
+        if signaled || status != WcStatus::Success {
             // A full send CQ loses the completion after `IB_EVENT_CQ_ERR`,
             // without failing the QP (`rxe_comp.c:do_complete`).
             let _ = qp.send_cq.post(&wc, false);
         }
-        if status != WC_SUCCESS && !flushing {
+        if status != WcStatus::Success && !flushing {
             // The QP goes to error; what follows in the ring is flushed by
             // this loop.
             qp.attrs.lock().qp_state = QpState::Err;
@@ -212,22 +198,22 @@ fn send_one(
     qp: &QpCore,
     w: &SendWqe<'_>,
     buf: &mut [u8],
-) -> core::result::Result<u32, u32> {
+) -> core::result::Result<u32, WcStatus> {
     // soft-RoCE's order (`rxe_req.c:req_next_wqe`, `rxe_requester`): the
     // SGE count, the opcode, the MTU, the address, the payload.
-    let inline = w.send_flags() & SEND_INLINE != 0;
+    let inline = w.send_flags().contains(SendFlag::Inline);
     if !inline && w.num_sge() > qp.cap.max_send_sge {
-        return Err(WC_LOC_QP_OP_ERR);
+        return Err(WcStatus::LocQpOpErr);
     }
-    let opcode = w.opcode();
-    if opcode != WR_SEND && opcode != WR_SEND_WITH_IMM {
-        return Err(WC_LOC_QP_OP_ERR);
-    }
-    let claimed = claimed_length(w).ok_or(WC_LOC_QP_OP_ERR)?;
+    let opcode = match w.opcode() {
+        Some(op @ (WrOpcode::Send | WrOpcode::SendWithImm)) => op,
+        _ => return Err(WcStatus::LocQpOpErr),
+    };
+    let claimed = claimed_length(w).ok_or(WcStatus::LocQpOpErr)?;
     // The netdev's MTU and MAC, read without a lock.
     let (mtu, own_mac) = {
         let guard = rcu::read_lock();
-        let ndev = dev.netdev_rcu(&guard).ok_or(WC_LOC_QP_OP_ERR)?;
+        let ndev = dev.netdev_rcu(&guard).ok_or(WcStatus::LocQpOpErr)?;
         // CAST: At most 4096.
         (wire::port_mtu(ndev.mtu()).bytes() as u64, ndev.mac())
     };
@@ -243,7 +229,7 @@ fn send_one(
     // vector in the ring, `ah_num` 0, is not taken; `rxe_av.c:rxe_get_av`).
     let av = match dev.ah_vector(w.ah_num()) {
         Some((av, pd)) if pd == qp.pd => av,
-        _ => return Err(WC_LOC_QP_OP_ERR),
+        _ => return Err(WcStatus::LocQpOpErr),
     };
     let len = gather(dev, qp, w, buf)?;
     // The source GID, from the device's copy of the table, without a lock.
@@ -257,14 +243,14 @@ fn send_one(
         let sgid = dev
             .gids()
             .get(&guard, u32::from(av.sgid_index))
-            .ok_or(WC_LOC_QP_OP_ERR)?;
+            .ok_or(WcStatus::LocQpOpErr)?;
         let src = sgid.gid().ip();
         if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&dst) {
-            return Err(WC_LOC_QP_OP_ERR);
+            return Err(WcStatus::LocQpOpErr);
         }
         (src, ARef::from(sgid.ndev()))
     };
-    let with_imm = opcode == WR_SEND_WITH_IMM;
+    let with_imm = opcode.has_imm();
     let out = Outgoing {
         src,
         dst,
@@ -276,7 +262,7 @@ fn send_one(
         psn: qp.attrs.lock().sq_psn,
         qkey: w.remote_qkey(),
         imm: with_imm.then(|| w.imm_data()),
-        solicited: w.send_flags() & SEND_SOLICITED != 0,
+        solicited: w.send_flags().contains(SendFlag::Solicited),
         payload: &buf[..len],
     };
     // To the device's own MAC: looped back without the IP layer, as
@@ -295,7 +281,7 @@ fn send_one(
 /// (`rxe_req.c:update_wqe_psn`).
 fn next_psn(qp: &QpCore) {
     let mut a = qp.attrs.lock();
-    a.sq_psn = (a.sq_psn + 1) & PSN_MASK;
+    a.sq_psn = a.sq_psn.next();
 }
 
 /// Delivers a packet to a QP of this device without the IP layer, with
@@ -333,7 +319,7 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
 /// source address out of `ndev`, the source GID's netdev
 /// (`rxe_net.c:prepare4`, `prepare6`, `rxe_send`): no route, no memory, or
 /// a packet the IP layer did not take (a negative error), and the send
-/// completes with `IB_WC_LOC_QP_OP_ERR` (`rxe_req.c:rxe_requester`). A
+/// completes with `IB_WcStatus::LocQpOpErr` (`rxe_req.c:rxe_requester`). A
 /// packet the IP layer took and a qdisc then dropped (`NET_XMIT_DROP`, or
 /// `NET_XMIT_CN`: dropped packets of its class) is a datagram lost on the
 /// way: the send completes, as a UDP socket's does (without `IP_RECVERR`,
@@ -344,7 +330,7 @@ fn transmit(
     qp: &QpCore,
     ndev: &NetDevice,
     out: &Outgoing<'_>,
-) -> core::result::Result<(), u32> {
+) -> core::result::Result<(), WcStatus> {
     let route = {
         let guard = rcu::read_lock();
         Route::output(
@@ -359,11 +345,11 @@ fn transmit(
     let counters = dev.wire_counters();
     let Ok(route) = route else {
         counters.count(Count::SendError);
-        return Err(WC_LOC_QP_OP_ERR);
+        return Err(WcStatus::LocQpOpErr);
     };
     let Ok(mut skb) = SkBuff::alloc_tx(ndev, out.len()) else {
         counters.count(Count::SendError);
-        return Err(WC_LOC_QP_OP_ERR);
+        return Err(WcStatus::LocQpOpErr);
     };
     out.write(skb.data_mut());
     TxFlow::attach(&qp.tx, &mut skb);
@@ -379,7 +365,7 @@ fn transmit(
         }
         Err(_) => {
             counters.count(Count::SendError);
-            Err(WC_LOC_QP_OP_ERR)
+            Err(WcStatus::LocQpOpErr)
         }
     }
 }
@@ -387,7 +373,7 @@ fn transmit(
 /// The length of the message `w` claims: its inline length, or the sum of
 /// its SGEs' lengths (`None` past the slot).
 fn claimed_length(w: &SendWqe<'_>) -> Option<u64> {
-    if w.send_flags() & SEND_INLINE != 0 {
+    if w.send_flags().contains(SendFlag::Inline) {
         return Some(u64::from(w.length()));
     }
     (0..w.num_sge()).try_fold(0u64, |sum, i| Some(sum + u64::from(w.sge(i)?.length)))
@@ -401,18 +387,18 @@ fn gather(
     qp: &QpCore,
     w: &SendWqe<'_>,
     buf: &mut [u8],
-) -> core::result::Result<usize, u32> {
-    if w.send_flags() & SEND_INLINE != 0 {
+) -> core::result::Result<usize, WcStatus> {
+    if w.send_flags().contains(SendFlag::Inline) {
         // rv0 bounds inline data by the QP's own capacity (soft-RoCE
         // trusts `dma.resid` and `sge_offset`, from the ring).
         let len = w.length();
         if len > qp.cap.max_inline_data {
-            return Err(WC_LOC_QP_OP_ERR);
+            return Err(WcStatus::LocQpOpErr);
         }
         // CAST: At most `max_inline_data`, 512.
-        let data = w.inline_data(len as usize).ok_or(WC_LOC_QP_OP_ERR)?;
+        let data = w.inline_data(len as usize).ok_or(WcStatus::LocQpOpErr)?;
         buf.get_mut(..data.len())
-            .ok_or(WC_LOC_QP_OP_ERR)?
+            .ok_or(WcStatus::LocQpOpErr)?
             .copy_from_slice(data);
         return Ok(data.len());
     }
@@ -420,21 +406,21 @@ fn gather(
     let guard = rcu::read_lock();
     let mut len = 0usize;
     for i in 0..n {
-        let sge = w.sge(i).ok_or(WC_LOC_QP_OP_ERR)?;
+        let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
         if sge.length == 0 {
             continue;
         }
         // CAST: A `u32`.
         let end = len
             .checked_add(sge.length as usize)
-            .ok_or(WC_LOC_QP_OP_ERR)?;
+            .ok_or(WcStatus::LocQpOpErr)?;
         // The caller checked the total against the MTU: within the buffer.
-        let dst = buf.get_mut(len..end).ok_or(WC_LOC_QP_OP_ERR)?;
-        let mr = mr::find(dev, &guard, sge.lkey).map_err(|_| WC_LOC_QP_OP_ERR)?;
+        let dst = buf.get_mut(len..end).ok_or(WcStatus::LocQpOpErr)?;
+        let mr = mr::find(dev, &guard, sge.lkey).map_err(|_| WcStatus::LocQpOpErr)?;
         let off = mr
             .check(qp.pd, false, sge.addr, u64::from(sge.length))
-            .map_err(|_| WC_LOC_QP_OP_ERR)?;
-        mr.read(off, dst).map_err(|_| WC_LOC_QP_OP_ERR)?;
+            .map_err(|_| WcStatus::LocQpOpErr)?;
+        mr.read(off, dst).map_err(|_| WcStatus::LocQpOpErr)?;
         len = end;
     }
     Ok(len)

@@ -42,6 +42,7 @@ use crate::{
         },
         cq::{
             CqCreate,
+            CqNotifyFlags,
             CqResize, //
         },
         driver::{
@@ -56,6 +57,11 @@ use crate::{
                 PortState, //
             },
             ops::QpObjects,
+            wr::{
+                Rejected,
+                SendWr,
+                SendWrs, //
+            },
             Driver, DriverDevice,
         },
         gid_attr::GidAttr,
@@ -137,7 +143,7 @@ impl Driver for Rv {
     type Mr = SwMr;
 
     /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
-    const DRIVER_ID: u32 = crate::rdma::RDMA_DRIVER_RXE;
+    const DRIVER_ID: u32 = crate::rdma::rxe_abi::RDMA_DRIVER_RXE;
     /// `RXE_UVERBS_ABI_VERSION`.
     const UVERBS_ABI_VER: u32 = 2;
 
@@ -310,7 +316,7 @@ impl Driver for Rv {
         Ok(())
     }
 
-    fn req_notify_cq(_dev: &DriverDevice<Self>, cq: &SwCq, flags: u32) -> Result<bool> {
+    fn req_notify_cq(_dev: &DriverDevice<Self>, cq: &SwCq, flags: CqNotifyFlags) -> Result<bool> {
         Ok(cq::req_notify_cq(cq, flags))
     }
 
@@ -326,8 +332,15 @@ impl Driver for Rv {
         qp::create_qp(dev, req, objs)
     }
 
-    fn post_send(dev: &DriverDevice<Self>, qp: &SwQp) -> Result {
-        datapath::post_send(dev, qp)
+    fn post_send<'a>(
+        dev: &DriverDevice<Self>,
+        qp: &SwQp,
+        _wrs: SendWrs<'a, Self>,
+    ) -> core::result::Result<(), Rejected<SendWr<'a, Self>>> {
+        // rv0's QPs are user QPs: the requests are in the send ring, and a
+        // chain, if any, is not looked at (as soft-RoCE's `rxe_post_send`
+        // for a user QP).
+        Ok(datapath::post_send(dev, qp)?)
     }
 
     fn modify_qp(

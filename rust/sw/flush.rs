@@ -5,7 +5,6 @@
 //! (`Documentation/rv0.rst`, "The data path").
 
 use super::{
-    datapath::error_wc,
     device::Rv,
     qp::{
         QpCore,
@@ -13,12 +12,15 @@ use super::{
     },
 };
 use crate::rdma::{
-    cq::WC_WR_FLUSH_ERR,
     driver::DriverDevice,
-    qp::{
-        QpState,
+    qp::QpState,
+    rxe_abi::wqe::{
         RecvWqe,
         SendWqe, //
+    },
+    wc::{
+        UserWc,
+        WcStatus, //
     },
 };
 
@@ -55,7 +57,7 @@ pub(crate) fn flush_recv(qp: &QpCore) {
             rs.consumer = qp.rq.next(consumer);
             qp.rq.publish_consumer(rs.consumer);
             // `rxe_resp.c:flush_recv_wqe`.
-            let wc = error_wc(wr_id, WC_WR_FLUSH_ERR, qp.qpn);
+            let wc = UserWc::error(wr_id, WcStatus::WrFlushErr, qp.qpn);
             if posting && qp.recv_cq.post(&wc, false).is_err() {
                 posting = false;
             }
@@ -90,7 +92,7 @@ fn flush_send(qp: &QpCore) {
         *consumer = qp.sq.next(*consumer);
         qp.sq.publish_consumer(*consumer);
         // `rxe_comp.c:flush_send_wqe`.
-        let wc = error_wc(wr_id, WC_WR_FLUSH_ERR, qp.qpn);
+        let wc = UserWc::error(wr_id, WcStatus::WrFlushErr, qp.qpn);
         if posting && qp.send_cq.post(&wc, false).is_err() {
             posting = false;
         }

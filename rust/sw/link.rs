@@ -92,7 +92,7 @@ impl LinkType for SwLink {
         // second one the same way; it cannot see rv devices, see
         // Documentation/rv0.rst).
         if self.devices.find(|dev| dev.is_bound_to(ndev)).is_some()
-            || Device::exists_on_netdev(ndev, crate::rdma::RDMA_DRIVER_RXE)
+            || Device::exists_on_netdev(ndev, crate::rdma::rxe_abi::RDMA_DRIVER_RXE)
         {
             return Err(EEXIST);
         }

@@ -28,11 +28,13 @@ use crate::{
             GatedRef, //
         },
         mr::{
-            access,
             random_key_byte,
-            rereg,
+            Access,
+            AccessFlags,
             MrReg,
-            MrRereg, //
+            MrRereg,
+            Rereg,
+            ReregFlags, //
         },
         umem::Umem,
     },
@@ -64,18 +66,22 @@ pub(crate) const MAX_MR_SIZE: u64 = u64::MAX;
 /// refuses on-demand paging and the flush flags before rv0 sees them (rv0
 /// does not offer them), so rv0 accepts what soft-RoCE accepts among the
 /// rest.
-const SUPPORTED_ACCESS: u32 = access::REMOTE_READ
-    | access::REMOTE_WRITE
-    | access::REMOTE_ATOMIC
-    | access::LOCAL_WRITE
-    | access::MW_BIND
-    | access::ON_DEMAND
-    | access::FLUSH_GLOBAL
-    | access::FLUSH_PERSISTENT
-    | access::OPTIONAL;
+fn supported_access() -> AccessFlags {
+    Access::RemoteRead
+        | Access::RemoteWrite
+        | Access::RemoteAtomic
+        | Access::LocalWrite
+        | Access::MwBind
+        | Access::OnDemand
+        | Access::FlushGlobal
+        | Access::FlushPersistent
+        | AccessFlags::optional()
+}
 
 /// What `rereg_user_mr` may change in place (`RXE_MR_REREG_SUPPORTED`).
-const SUPPORTED_REREG: u32 = rereg::PD | rereg::ACCESS;
+fn supported_rereg() -> ReregFlags {
+    Rereg::Pd | Rereg::Access
+}
 
 /// The MR indexes of a device, given cyclically from 1.
 pub(crate) fn mr_indexes() -> impl PinInit<Ids> {
@@ -88,7 +94,7 @@ struct Binding {
     /// The PD ([`SwPd::id`]).
     pd: u64,
     /// The access flags.
-    access: u32,
+    access: AccessFlags,
 }
 
 /// What a region is made of, fixed at registration.
@@ -165,7 +171,7 @@ fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<(Parts, Umem)> {
     if req.has_dmah() {
         return Err(eopnotsupp());
     }
-    if req.access() & !SUPPORTED_ACCESS != 0 {
+    if req.access().outside(supported_access()) != 0 {
         return Err(eopnotsupp());
     }
     let index = dev.mrs().take(GFP_KERNEL)?;
@@ -192,7 +198,7 @@ fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<(Parts, Umem)> {
 /// new access flags, in place; a new range is not supported.
 pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
     let flags = req.flags();
-    if flags & !SUPPORTED_REREG != 0 {
+    if flags.outside(supported_rereg()) != 0 {
         return Err(eopnotsupp());
     }
     let mr = &mr.core;
@@ -202,14 +208,14 @@ pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
         .enter()
         .ok_or(EINVAL)?
         .check_rereg(flags, req.access())?;
-    if flags & rereg::ACCESS != 0 && req.access() & !SUPPORTED_ACCESS != 0 {
+    if flags.contains(Rereg::Access) && req.access().outside(supported_access()) != 0 {
         return Err(eopnotsupp());
     }
     let mut b = mr.binding.lock();
     if let Some(pd) = req.pd() {
         b.pd = pd.id();
     }
-    if flags & rereg::ACCESS != 0 {
+    if flags.contains(Rereg::Access) {
         b.access = req.access();
     }
     Ok(())
@@ -278,7 +284,7 @@ impl MrAccess<'_> {
         if b.pd != pd {
             return Err(MrError::OtherPd);
         }
-        if write && b.access & access::LOCAL_WRITE == 0 {
+        if write && !b.access.contains(Access::LocalWrite) {
             return Err(MrError::NotWritable);
         }
         let p = &self.mr.parts;

@@ -174,8 +174,8 @@ impl TapHandler for Ports {
                 // soft-RoCE accepts a netdev that has an rv device (it
                 // cannot see rv devices): there it gets the packets, as
                 // before rv0 had a wire.
-                let rxe =
-                    dev.is_some() && Device::exists_on_netdev(ndev, crate::rdma::RDMA_DRIVER_RXE);
+                let rxe = dev.is_some()
+                    && Device::exists_on_netdev(ndev, crate::rdma::rxe_abi::RDMA_DRIVER_RXE);
                 (dev, rxe)
             }
         };

@@ -29,22 +29,27 @@ use crate::{
         },
         gate::Gate,
         qp::{
-            mask,
+            PathMtu,
+            QpAttr,
             QpAttrs,
             QpCap,
             QpCreate,
             QpModify,
             QpQuery,
             QpState,
-            QpType,
-            RXE_RECV_WQE_SIZE,
-            RXE_SEND_WQE_SIZE,
-            RXE_SGE_SIZE, //
+            QpType, //
         },
-        ring::{
-            MmInfo,
-            QueueGeometry,
-            UserQueue, //
+        rxe_abi::{
+            ring::{
+                MmInfo,
+                QueueGeometry,
+                UserQueue, //
+            },
+            wqe::{
+                RXE_RECV_WQE_SIZE,
+                RXE_SEND_WQE_SIZE,
+                RXE_SGE_SIZE, //
+            },
         },
     },
 };
@@ -95,13 +100,10 @@ const MAX_QP_RD_ATOM: u8 = 128;
 const MAX_TIMEOUT: u8 = 31;
 
 /// `IB_MTU_4096`: the largest path MTU (the port's `max_mtu`).
-const MAX_PATH_MTU: u32 = 5;
+const MAX_PATH_MTU: PathMtu = PathMtu::MAX;
 
 /// `IB_MTU_256`: the path MTU of a new QP (`rxe_qp_init_misc`).
-const INITIAL_PATH_MTU: u32 = 1;
-
-/// The 24 bits of a packet sequence number (`BTH_PSN_MASK`).
-const PSN_MASK: u32 = 0xff_ffff;
+const INITIAL_PATH_MTU: PathMtu = PathMtu::MIN;
 
 /// The largest payload of a message: the largest path MTU, 4096 bytes.
 pub(crate) const MAX_PAYLOAD: usize = 4096;
@@ -346,21 +348,21 @@ fn check_attrs(req: &QpModify<'_>, given: &QpAttrs) -> Result {
     let m = req.mask();
     // ib_uverbs has checked the port (`rdma_is_port_valid`); rv0 has no
     // kernel QPs, whose callers it would have to check itself.
-    if m & mask::CAP != 0 {
+    if m.contains(QpAttr::Cap) {
         check_cap(&req.cap(), false)?;
     }
     // Remote access is for connected QPs only.
-    if m & mask::ACCESS_FLAGS != 0 {
+    if m.contains(QpAttr::AccessFlags) {
         return Err(EINVAL);
     }
     // rv0 keeps no path for a datagram QP: its address vectors come with
     // each work request (soft-RoCE records one, pinned difference).
-    if m & (mask::AV | mask::ALT_PATH) != 0 {
+    if m.contains_any(QpAttr::Av | QpAttr::AltPath) {
         return Err(EINVAL);
     }
-    let bad = (m & mask::PATH_MTU != 0 && given.path_mtu > MAX_PATH_MTU)
-        || (m & mask::MAX_QP_RD_ATOMIC != 0 && given.max_rd_atomic > MAX_QP_RD_ATOM)
-        || (m & mask::TIMEOUT != 0 && given.timeout > MAX_TIMEOUT);
+    let bad = (m.contains(QpAttr::PathMtu) && given.path_mtu > MAX_PATH_MTU)
+        || (m.contains(QpAttr::MaxQpRdAtomic) && given.max_rd_atomic > MAX_QP_RD_ATOM)
+        || (m.contains(QpAttr::Timeout) && given.timeout > MAX_TIMEOUT);
     if bad {
         return Err(EINVAL);
     }
@@ -383,15 +385,15 @@ fn rd_atomic(n: u8) -> u8 {
 pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -> Result {
     let qp = &*qp.core;
     let m = req.mask();
-    if m & !mask::STANDARD_BITS != 0 {
+    if m.unknown() != 0 {
         return Err(eopnotsupp());
     }
     let given = req.values();
     check_attrs(req, &given)?;
     let mut a = qp.attrs.lock();
     let mut drained = false;
-    if m & mask::STATE != 0 {
-        let cur = if m & mask::CUR_STATE != 0 {
+    if m.contains(QpAttr::State) {
+        let cur = if m.contains(QpAttr::CurState) {
             req.cur_qp_state()?
         } else {
             a.qp_state
@@ -408,53 +410,53 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
         // and said so (soft-RoCE's requester does it from its task).
         drained = new == QpState::Sqd;
     }
-    if m & mask::MAX_QP_RD_ATOMIC != 0 {
+    if m.contains(QpAttr::MaxQpRdAtomic) {
         a.max_rd_atomic = rd_atomic(given.max_rd_atomic);
     }
-    if m & mask::MAX_DEST_RD_ATOMIC != 0 {
+    if m.contains(QpAttr::MaxDestRdAtomic) {
         a.max_dest_rd_atomic = rd_atomic(given.max_dest_rd_atomic);
     }
-    if m & mask::EN_SQD_ASYNC_NOTIFY != 0 {
+    if m.contains(QpAttr::EnSqdAsyncNotify) {
         a.en_sqd_async_notify = given.en_sqd_async_notify;
     }
-    if m & mask::PKEY_INDEX != 0 {
+    if m.contains(QpAttr::PkeyIndex) {
         a.pkey_index = given.pkey_index;
     }
-    if m & mask::PORT != 0 {
+    if m.contains(QpAttr::Port) {
         a.port_num = given.port_num;
     }
-    if m & mask::QKEY != 0 {
+    if m.contains(QpAttr::Qkey) {
         a.qkey = given.qkey;
     }
-    if m & mask::PATH_MTU != 0 {
+    if m.contains(QpAttr::PathMtu) {
         a.path_mtu = given.path_mtu;
     }
-    if m & mask::TIMEOUT != 0 {
+    if m.contains(QpAttr::Timeout) {
         a.timeout = given.timeout;
     }
-    if m & mask::RETRY_CNT != 0 {
+    if m.contains(QpAttr::RetryCnt) {
         a.retry_cnt = given.retry_cnt;
     }
-    if m & mask::RNR_RETRY != 0 {
+    if m.contains(QpAttr::RnrRetry) {
         a.rnr_retry = given.rnr_retry;
     }
-    if m & mask::RQ_PSN != 0 {
-        a.rq_psn = given.rq_psn & PSN_MASK;
+    if m.contains(QpAttr::RqPsn) {
+        a.rq_psn = given.rq_psn;
     }
-    if m & mask::MIN_RNR_TIMER != 0 {
+    if m.contains(QpAttr::MinRnrTimer) {
         a.min_rnr_timer = given.min_rnr_timer;
     }
-    if m & mask::SQ_PSN != 0 {
-        a.sq_psn = given.sq_psn & PSN_MASK;
+    if m.contains(QpAttr::SqPsn) {
+        a.sq_psn = given.sq_psn;
     }
-    if m & mask::PATH_MIG_STATE != 0 {
+    if m.contains(QpAttr::PathMigState) {
         a.path_mig_state = given.path_mig_state;
     }
-    if m & mask::DEST_QPN != 0 {
+    if m.contains(QpAttr::DestQpn) {
         a.dest_qp_num = given.dest_qp_num;
     }
-    let to_error = m & mask::STATE != 0 && a.qp_state == QpState::Err;
-    let to_reset = m & mask::STATE != 0 && a.qp_state == QpState::Reset;
+    let to_error = m.contains(QpAttr::State) && a.qp_state == QpState::Err;
+    let to_reset = m.contains(QpAttr::State) && a.qp_state == QpState::Reset;
     drop(a);
     if drained {
         req.notify_sq_drained();

@@ -8,7 +8,6 @@
 use super::{
     cq::CqFull,
     datapath::{
-        error_wc,
         Message,
         GRH_LEN,
         MULTICAST_QPN,
@@ -28,18 +27,15 @@ use super::{
 };
 use crate::net::skb::RxSkb;
 use crate::rdma::{
-    cq::{
-        UserWc,
-        WC_GRH,
-        WC_LOC_QP_OP_ERR,
-        WC_OP_RECV,
-        WC_SUCCESS,
-        WC_WITH_IMM, //
-    },
     driver::DriverDevice,
-    qp::{
-        QpState,
-        RecvWqe, //
+    qp::QpState,
+    rxe_abi::wqe::RecvWqe,
+    wc::{
+        UserWc,
+        WcFlag,
+        WcFlags,
+        WcOpcode,
+        WcStatus, //
     },
 };
 use kernel::sync::{
@@ -114,22 +110,22 @@ pub(super) fn deliver(
     };
     let total = GRH_LEN + msg.payload.len();
     let status = match scatter(dev, guard, &dest, &w, &msg.grh, msg.payload) {
-        Ok(()) => WC_SUCCESS,
+        Ok(()) => WcStatus::Success,
         // Too small a buffer: the message is dropped, the WQE kept
         // (`rxe_resp.c:check_length`, for UD).
         Err(Scatter::TooSmall) => return Delivery::NoBuffer,
-        Err(Scatter::Failed) => WC_LOC_QP_OP_ERR,
+        Err(Scatter::Failed) => WcStatus::LocQpOpErr,
     };
-    let mut flags = WC_GRH;
+    let mut flags = WcFlags::from(WcFlag::Grh);
     if msg.imm.is_some() {
-        flags |= WC_WITH_IMM;
+        flags |= WcFlag::WithImm;
     }
-    let wc = if status == WC_SUCCESS {
+    let wc = if status == WcStatus::Success {
         // `rxe_resp.c:do_complete`, for UD.
         UserWc {
             wr_id: w.wr_id(),
             status,
-            opcode: WC_OP_RECV,
+            opcode: WcOpcode::Recv,
             // CAST: At most 40 + a datagram (less than 64 KiB).
             byte_len: total as u32,
             imm_data: msg.imm.unwrap_or(0),
@@ -139,7 +135,7 @@ pub(super) fn deliver(
             port_num: PORT,
         }
     } else {
-        error_wc(w.wr_id(), status, dest.qpn)
+        UserWc::error(w.wr_id(), status, dest.qpn)
     };
     rs.consumer = dest.rq.next(consumer);
     dest.rq.publish_consumer(rs.consumer);
@@ -147,7 +143,7 @@ pub(super) fn deliver(
     drop(rs);
     // An error, or a full CQ (`rxe_resp.c:do_complete`): the QP goes to
     // error and its receive queue is flushed, later.
-    if status != WC_SUCCESS || posted == Err(CqFull) {
+    if status != WcStatus::Success || posted == Err(CqFull) {
         dest.attrs.lock().qp_state = QpState::Err;
         QpCore::flush_later(dest);
     }

@@ -17,7 +17,8 @@ use crate::{
     },
     rdma::{
         driver::attrs::Mtu,
-        gid::Gid, //
+        gid::Gid,
+        qp::Psn, //
     },
 };
 
@@ -87,7 +88,7 @@ pub(crate) struct Outgoing<'a> {
     pub(crate) src_port: u16,
     pub(crate) dest_qpn: u32,
     pub(crate) src_qpn: u32,
-    pub(crate) psn: u32,
+    pub(crate) psn: Psn,
     pub(crate) qkey: u32,
     /// Immediate data, as the ring holds it (network order in memory).
     pub(crate) imm: Option<u32>,
@@ -186,7 +187,7 @@ impl Outgoing<'_> {
         b[1] = (if self.solicited { 0x80 } else { 0 }) | ((self.pad() as u8) << 4);
         b[2..4].copy_from_slice(&DEFAULT_PKEY.to_be_bytes());
         b[4..8].copy_from_slice(&(self.dest_qpn & MASK_24).to_be_bytes());
-        b[8..12].copy_from_slice(&(self.psn & MASK_24).to_be_bytes());
+        b[8..12].copy_from_slice(&self.psn.value().to_be_bytes());
         let d = t + BTH_LEN;
         buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
         buf[d + 4..d + 8].copy_from_slice(&(self.src_qpn & MASK_24).to_be_bytes());

@@ -177,10 +177,15 @@ impl<T: Driver> NewDevice<T> {
                 (*ib).uverbs_cmd_mask |=
                     1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_REQ_NOTIFY_CQ;
             }
-            // Likewise the doorbell of soft-RoCE's provider.
+            // Likewise the post commands (soft-RoCE's provider rings its
+            // send doorbell through `post_send`).
             if T::HAS_POST_SEND {
                 (*ib).uverbs_cmd_mask |=
                     1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_POST_SEND;
+            }
+            if T::HAS_POST_RECV {
+                (*ib).uverbs_cmd_mask |=
+                    1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_POST_RECV;
             }
             (*ib).node_guid = u64::from_ne_bytes(info.node_guid);
         }

@@ -12,6 +12,13 @@ use super::{
         PortImmutable, //
     },
     device::DriverDevice,
+    wr::{
+        RecvWr,
+        RecvWrs,
+        Rejected,
+        SendWr,
+        SendWrs, //
+    },
 };
 use crate::{
     net::device::NetDevice,
@@ -19,6 +26,7 @@ use crate::{
         ah_attr::AhAttr,
         cq::{
             CqCreate,
+            CqNotifyFlags,
             CqResize, //
         },
         gid_attr::GidAttr,
@@ -216,11 +224,15 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
         Ok(())
     }
 
-    /// Arms a completion queue (`req_notify_cq`): `flags` are
-    /// `IB_CQ_SOLICITED`, `IB_CQ_NEXT_COMP` and `IB_CQ_REPORT_MISSED_EVENTS`.
-    /// `Ok(true)` when events may have been missed (completions are
-    /// already queued and `IB_CQ_REPORT_MISSED_EVENTS` was asked for).
-    fn req_notify_cq(_dev: &DriverDevice<Self>, _cq: &Self::Cq, _flags: u32) -> Result<bool> {
+    /// Arms a completion queue (`req_notify_cq`) for the events of
+    /// `flags`. `Ok(true)` when events may have been missed (completions
+    /// are already queued and [`crate::rdma::cq::CqNotify::ReportMissedEvents`] was asked
+    /// for).
+    fn req_notify_cq(
+        _dev: &DriverDevice<Self>,
+        _cq: &Self::Cq,
+        _flags: CqNotifyFlags,
+    ) -> Result<bool> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -251,11 +263,28 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
         Err::<Self::Qp, Error>(build_error!(VTABLE_DEFAULT_ERROR))
     }
 
-    /// Rings the doorbell of a user QP's send queue (`post_send` with the
-    /// work requests in the queue that userspace maps, as soft-RoCE's
-    /// provider posts them): the driver takes what userspace queued.
-    /// Calls for one QP may run concurrently.
-    fn post_send(_dev: &DriverDevice<Self>, _qp: &Self::Qp) -> Result {
+    /// Posts send work requests (`post_send`): `wrs` as a kernel consumer
+    /// or uverbs gives them. A provider that posts into a queue it maps
+    /// (soft-RoCE's) rings the doorbell with an empty chain, and the driver
+    /// takes what userspace queued. On error, [`Rejected::at`] is the first
+    /// request not posted. Any context a kernel consumer posts from
+    /// (softirq, IRQs disabled); calls for one QP may run concurrently.
+    fn post_send<'a>(
+        _dev: &DriverDevice<Self>,
+        _qp: &Self::Qp,
+        _wrs: SendWrs<'a, Self>,
+    ) -> core::result::Result<(), Rejected<SendWr<'a, Self>>> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Posts receive work requests (`post_recv`), as [`Driver::post_send`]
+    /// posts send requests. Without it the operation fails with
+    /// `EOPNOTSUPP` (ib_core requires one of every kverbs provider).
+    fn post_recv<'a>(
+        _dev: &DriverDevice<Self>,
+        _qp: &Self::Qp,
+        _wrs: RecvWrs<'a>,
+    ) -> core::result::Result<(), Rejected<RecvWr<'a>>> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 

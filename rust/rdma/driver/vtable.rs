@@ -190,7 +190,11 @@ impl<T: Driver> Vtable<T> {
         } else {
             Some(unsupported::post_send)
         },
-        post_recv: Some(unsupported::post_recv),
+        post_recv: if T::HAS_POST_RECV {
+            Some(Self::post_recv)
+        } else {
+            Some(unsupported::post_recv)
+        },
         create_cq: if T::HAS_CREATE_CQ {
             Some(Self::create_cq)
         } else {

@@ -49,11 +49,11 @@ impl QpQuery {
         let mut a: bindings::ib_qp_attr = unsafe { core::mem::zeroed() };
         a.qp_state = attrs.qp_state.to_raw();
         a.cur_qp_state = attrs.qp_state.to_raw();
-        a.path_mtu = attrs.path_mtu;
+        a.path_mtu = attrs.path_mtu.0;
         a.path_mig_state = attrs.path_mig_state;
         a.qkey = attrs.qkey;
-        a.rq_psn = attrs.rq_psn;
-        a.sq_psn = attrs.sq_psn;
+        a.rq_psn = attrs.rq_psn.value();
+        a.sq_psn = attrs.sq_psn.value();
         a.dest_qp_num = attrs.dest_qp_num;
         a.qp_access_flags = attrs.qp_access_flags;
         cap.write_to(&mut a.cap);

@@ -15,6 +15,7 @@ use crate::{
         cq::{
             CqCreate,
             CqHandlers,
+            CqNotifyFlags,
             CqResize, //
         },
         driver::{
@@ -171,7 +172,9 @@ impl<T: Driver> Vtable<T> {
         // SAFETY: The CQ is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`.
         let (dev, data) = unsafe { (dev::<T>((*cq).device), cq_data::<T>(cq)) };
-        from_result(|| T::req_notify_cq(dev, data, flags).map(c_int::from))
+        from_result(|| {
+            T::req_notify_cq(dev, data, CqNotifyFlags::from_bits(flags)).map(c_int::from)
+        })
     }
 
     /// `ib_device_ops.resize_user_cq`.

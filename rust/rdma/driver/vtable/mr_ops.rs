@@ -17,9 +17,11 @@ use crate::{
             Driver, //
         },
         mr::{
-            rereg,
+            AccessFlags,
             MrReg,
-            MrRereg, //
+            MrRereg,
+            Rereg,
+            ReregFlags, //
         },
         pd::Pd,
     },
@@ -37,8 +39,8 @@ impl<T: Driver> Vtable<T> {
     ///
     /// `pd` was set up by a successful `alloc_pd` of this table and is held
     /// for the call (uverbs holds the object for reading); `dmah` is null
-    /// or a DMA handle valid for the call. soft-RoCE's provider passes no
-    /// driver data (`udata`), and rv0's abstraction none to the driver.
+    /// or a DMA handle valid for the call. The driver data of the verb
+    /// (`udata`) is not passed on: no driver of this layer reads any.
     pub(super) unsafe extern "C" fn reg_user_mr(
         pd: *mut bindings::ib_pd,
         start: u64,
@@ -99,14 +101,19 @@ impl<T: Driver> Vtable<T> {
         udata: *mut bindings::ib_udata,
     ) -> *mut bindings::ib_mr {
         // CAST: Bit masks, passed as `int`.
-        let (flags, access) = (flags as u32, access as u32);
+        let (flags, access) = (
+            ReregFlags::from_bits(flags as u32),
+            AccessFlags::from_bits(access as u32),
+        );
         // SAFETY: The region is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`; so is the new PD when asked for.
         let (dev, data, new_pd, udata) = unsafe {
             (
                 dev::<T>((*mr).device),
                 Object::<_, T::Mr>::data(mr),
-                (flags & rereg::PD != 0).then(|| Object::<_, T::Pd>::data(pd)),
+                flags
+                    .contains(Rereg::Pd)
+                    .then(|| Object::<_, T::Pd>::data(pd)),
                 opt_udata(udata),
             )
         };

@@ -16,6 +16,11 @@ use crate::{
         driver::{
             object::Object,
             ops::QpObjects,
+            wr::{
+                self,
+                RecvWrs,
+                SendWrs, //
+            },
             Driver, //
         },
         mmap::Offers,
@@ -107,25 +112,64 @@ impl<T: Driver> Vtable<T> {
     /// # Safety
     ///
     /// `qp` was set up by a successful `create_qp` of this table and is not
-    /// destroyed before this call returns (uverbs holds the object); `wr`
-    /// is null (the doorbell of soft-RoCE's provider) or a list valid for
-    /// the call; `bad_wr` is valid for writes.
+    /// destroyed before this call returns (uverbs holds the object, a
+    /// kernel consumer owns it); `wr` is null (the doorbell of soft-RoCE's
+    /// provider) or a chain valid and unchanged for the call, of
+    /// `ib_ud_wr`s on a UD or GSI QP whose AHs live for the call
+    /// (`ib_post_send`'s contract); `bad_wr` is valid for writes.
     pub(super) unsafe extern "C" fn post_send(
         qp: *mut bindings::ib_qp,
         wr: *const bindings::ib_send_wr,
         bad_wr: *mut *const bindings::ib_send_wr,
     ) -> c_int {
-        // SAFETY: The QP is live with initialised data (the caller's
-        // promise), on a `DriverDevice<T>`.
-        let (dev, data) = unsafe { (dev::<T>((*qp).device), qp_data::<T>(qp)) };
-        // rv0's QPs are user QPs: the work requests are in the send queue,
-        // and a list, if any, is not looked at (as soft-RoCE for user QPs).
-        let ret = from_result(|| T::post_send(dev, data).map(|()| 0));
-        if ret != 0 {
-            // SAFETY: Valid for writes (the caller's promise).
-            unsafe { *bad_wr = wr };
+        // SAFETY: The QP is live with initialised data, on a
+        // `DriverDevice<T>`, and the chain is as `SendWrs` needs (the
+        // caller's promise).
+        let (dev, data, wrs) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                qp_data::<T>(qp),
+                SendWrs::<T>::from_raw(qp, wr),
+            )
+        };
+        match T::post_send(dev, data, wrs) {
+            Ok(()) => 0,
+            Err(rejected) => {
+                // SAFETY: Valid for writes (the caller's promise).
+                unsafe { wr::report_send(wr, &rejected, bad_wr) };
+                rejected.error.to_errno()
+            }
         }
-        ret
+    }
+
+    /// `ib_device_ops.post_recv`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::post_send`], for a chain of `ib_recv_wr`.
+    pub(super) unsafe extern "C" fn post_recv(
+        qp: *mut bindings::ib_qp,
+        wr: *const bindings::ib_recv_wr,
+        bad_wr: *mut *const bindings::ib_recv_wr,
+    ) -> c_int {
+        // SAFETY: The QP is live with initialised data, on a
+        // `DriverDevice<T>`, and the chain is as `RecvWrs` needs (the
+        // caller's promise).
+        let (dev, data, wrs) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                qp_data::<T>(qp),
+                RecvWrs::from_raw(wr),
+            )
+        };
+        match T::post_recv(dev, data, wrs) {
+            Ok(()) => 0,
+            Err(rejected) => {
+                // SAFETY: Valid for writes (the caller's promise).
+                unsafe { wr::report_recv(wr, &rejected, bad_wr) };
+                rejected.error.to_errno()
+            }
+        }
     }
 
     /// `ib_device_ops.modify_qp`.

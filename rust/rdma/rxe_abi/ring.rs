@@ -14,11 +14,11 @@
 //! header is written once, before userspace can map the buffer; the kernel
 //! keeps its own copy of the geometry and never reads it back.
 
-use super::mmap::{
+use crate::bindings;
+use crate::rdma::mmap::{
     Offers,
     UserBuffer, //
 };
-use crate::bindings;
 use core::mem::size_of;
 use kernel::{
     page::PAGE_SIZE,

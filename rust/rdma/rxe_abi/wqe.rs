@@ -2,13 +2,20 @@
 
 //! Soft-RoCE's work queue elements as a driver reads them from a queue's
 //! slot: the send WQE (`struct rxe_send_wqe`), the receive WQE
-//! (`struct rxe_recv_wqe`), their scatter/gather entries, the opcodes and
-//! flags of a send. Every read is bounded by the slot; nothing in it is
-//! trusted.
+//! (`struct rxe_recv_wqe`) and their scatter/gather entries, in the types
+//! of [`crate::rdma::wr`]. Every read is bounded by the slot; nothing in it
+//! is trusted.
 //!
 //! C header: [`include/uapi/rdma/rdma_user_rxe.h`](srctree/include/uapi/rdma/rdma_user_rxe.h)
 
-use crate::bindings;
+use crate::{
+    bindings,
+    rdma::wr::{
+        SendFlags,
+        Sge,
+        WrOpcode, //
+    },
+};
 use core::mem::size_of;
 
 /// The size of a send queue element's header, `struct rxe_send_wqe`.
@@ -81,14 +88,6 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
         .map_or(0, u64::from_ne_bytes)
 }
 
-/// A scatter/gather entry of a work request (`struct rxe_sge`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sge {
-    pub(crate) addr: u64,
-    pub(crate) length: u32,
-    pub(crate) lkey: u32,
-}
-
 /// The SGE `i` of the array at `base` of `b`, `None` past its end.
 fn sge_at(b: &[u8], base: usize, i: u32) -> Option<Sge> {
     let off = base.checked_add(usize::try_from(i).ok()?.checked_mul(wqe_layout::SGE)?)?;
@@ -115,14 +114,14 @@ impl<'a> SendWqe<'a> {
         u64_at(self.0, wqe_layout::WR_ID)
     }
 
-    /// `enum ib_uverbs_wr_opcode`.
-    pub(crate) fn opcode(&self) -> u32 {
-        u32_at(self.0, wqe_layout::OPCODE)
+    /// The operation (`enum ib_uverbs_wr_opcode`), `None` for a number
+    /// that names none.
+    pub(crate) fn opcode(&self) -> Option<WrOpcode> {
+        WrOpcode::from_raw(u32_at(self.0, wqe_layout::OPCODE))
     }
 
-    /// `IB_SEND_*`.
-    pub(crate) fn send_flags(&self) -> u32 {
-        u32_at(self.0, wqe_layout::SEND_FLAGS)
+    pub(crate) fn send_flags(&self) -> SendFlags {
+        SendFlags::from_bits(u32_at(self.0, wqe_layout::SEND_FLAGS))
     }
 
     /// The immediate data, big endian as given.
@@ -187,17 +186,3 @@ impl<'a> RecvWqe<'a> {
         sge_at(self.0, wqe_layout::RECV_SGE, i)
     }
 }
-
-/// `IB_UVERBS_WR_SEND`.
-pub(crate) const WR_SEND: u32 = bindings::ib_uverbs_wr_opcode_IB_UVERBS_WR_SEND;
-/// `IB_UVERBS_WR_SEND_WITH_IMM`.
-pub(crate) const WR_SEND_WITH_IMM: u32 = bindings::ib_uverbs_wr_opcode_IB_UVERBS_WR_SEND_WITH_IMM;
-/// `IB_SEND_SIGNALED`.
-// CAST: A bit of the flags.
-pub(crate) const SEND_SIGNALED: u32 = bindings::ib_send_flags_IB_SEND_SIGNALED as u32;
-/// `IB_SEND_SOLICITED`.
-// CAST: A bit of the flags.
-pub(crate) const SEND_SOLICITED: u32 = bindings::ib_send_flags_IB_SEND_SOLICITED as u32;
-/// `IB_SEND_INLINE`.
-// CAST: A bit of the flags.
-pub(crate) const SEND_INLINE: u32 = bindings::ib_send_flags_IB_SEND_INLINE as u32;
