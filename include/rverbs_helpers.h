@@ -120,6 +120,24 @@ size_t rverbs_skb_copy_network(const struct sk_buff *skb, u8 *buf, size_t len);
 struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len);
 u8 *rverbs_skb_data(const struct sk_buff *skb, size_t *len);
 void rverbs_kfree_skb(struct sk_buff *skb);
+
+/*
+ * Why rverbs drops a received packet; rverbs_kfree_skb_reason() gives the
+ * kernel's reason (enum skb_drop_reason) for each, which the kfree_skb
+ * tracepoint and drop monitors show.
+ */
+enum rverbs_drop {
+	RVERBS_DROP_NOT_SPECIFIED,
+	RVERBS_DROP_NOMEM,
+	RVERBS_DROP_IP_INHDR,
+	RVERBS_DROP_UDP_CSUM,
+	RVERBS_DROP_UNHANDLED_PROTO,
+	RVERBS_DROP_PKT_TOO_SMALL,
+	RVERBS_DROP_NO_SOCKET,
+	RVERBS_DROP_SOCKET_RCVBUFF,
+};
+
+void rverbs_kfree_skb_reason(struct sk_buff *skb, enum rverbs_drop why);
 void rverbs_consume_skb(struct sk_buff *skb);
 bool rverbs_skb_set_tx_owner(struct sk_buff *skb, void (*destructor)(struct sk_buff *),
 			     void *owner);

@@ -12,7 +12,8 @@
 //! device and as RoCE v2 on the wire. RC/UC QPs, SRQs, memory windows,
 //! multicast and kernel CQs/QPs fail with `EOPNOTSUPP`.
 //!
-//! - [`device`]: the driver (`impl Driver`) and the device's data;
+//! - [`device`]: the driver's type and the device's data; [`driver`]: its
+//!   operations (`impl Driver`), dispatching to the objects' modules;
 //! - [`ah`], [`cq`], [`qp`], [`mr`], [`ids`]: the objects and their numbers;
 //! - [`datapath`], [`receive`], [`flush`], [`tx`], [`wire`]: sending,
 //!   receiving, flushing in error, transmit backpressure, the packets;
@@ -26,6 +27,7 @@ pub(crate) mod ah;
 pub(crate) mod cq;
 pub(crate) mod datapath;
 pub(crate) mod device;
+pub(crate) mod driver;
 pub(crate) mod flush;
 pub(crate) mod ids;
 pub(crate) mod link;

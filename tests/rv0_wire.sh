@@ -47,6 +47,7 @@ MUTATE_COUNT=200
 MUTATE_SEED=${MUTATE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 cleanup() {
+	drops_off >/dev/null
 	injectors_stop
 	rdma link del rv0 2>/dev/null
 	rdma link del rv1 2>/dev/null
@@ -57,6 +58,29 @@ cleanup() {
 	true
 }
 trap cleanup EXIT
+
+T=/sys/kernel/tracing
+TRACING_WAS=
+
+# drops_on - the kfree_skb tracepoint on, its buffer empty: every packet
+# freed as dropped from now on, with the kernel's reason.
+drops_on() {
+	[ -d $T/events/skb ] || mount -t tracefs nodev $T 2>/dev/null
+	read -r TRACING_WAS <$T/tracing_on || return 1
+	echo 0 >$T/tracing_on && echo >$T/trace &&
+		echo 1 >$T/events/skb/kfree_skb/enable && echo 1 >$T/tracing_on
+}
+
+# drops_off - the tracepoint off, tracing as it was; prints the reasons of
+# the drops seen since drops_on, one per line, sorted.
+drops_off() {
+	[ -n "$TRACING_WAS" ] || return 0
+	echo 0 >$T/tracing_on
+	echo 0 >$T/events/skb/kfree_skb/enable
+	grep -o 'reason: [A-Z_0-9]*' $T/trace | sort -u
+	echo "$TRACING_WAS" >$T/tracing_on
+	TRACING_WAS=
+}
 
 # pingpong SRV_NS SRV_DEV SRV_GID CLI_NS CLI_DEV CLI_GID SERVER_IP SIZE [FLAG]
 # - ibv_ud_pingpong's server on SRV_DEV (in namespace SRV_NS, "-" for this
@@ -247,7 +271,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 1)); done
-ktap_set_plan $((n + 26 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
+ktap_set_plan $((n + 27 + 2 * FULL + 2 * ${#KINDS_ALL[@]}))
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1
@@ -405,6 +429,13 @@ KINDS=("${KINDS_ALL[@]}")
 declare -A REASON=([good]=received [short]=passed_on [icrc]=drop_icrc
 	[opcode]=drop_opcode [udpsum]=drop_udp_checksum [qkey]=drop_qkey [pkey]=drop_pkey
 	[options]=drop_header [big]=drop_no_buffer [gso]=received)
+# The kernel's reason for each kind rv0 drops (kfree_skb_reason; the
+# tracepoint shows it): the network stack's nearest, or none where RDMA's
+# own reason has no name there (rv0's counters tell those apart).
+declare -A KREASON=([icrc]=NOT_SPECIFIED [opcode]=UNHANDLED_PROTO
+	[udpsum]=UDP_CSUM [qkey]=NOT_SPECIFIED [pkey]=NOT_SPECIFIED
+	[options]=IP_INHDR [big]=SOCKET_RCVBUFF)
+kreasons_ok=1
 # The good packets of each kind, received before its marker.
 declare -A GOOD=([good]=1 [gso]=$GSO_COUNT)
 declare -A WANT RXE
@@ -448,7 +479,15 @@ for v in 4 6; do
 	sink_start rv0 || ktap_print_msg "no UD sink on rv0"
 	for k in "${KINDS[@]}"; do
 		before=$(wire "${REASON[$k]}")
+		[ -n "${KREASON[$k]:-}" ] && drops_on
 		got=$(sunk $k "$NS" "${at_rv[@]}")$'\n'
+		if [ -n "${KREASON[$k]:-}" ]; then
+			seen=$(drops_off)
+			grep -qx "reason: ${KREASON[$k]}" <<<"$seen" || {
+				kreasons_ok=0
+				echo "# $k, IPv$v: no drop with reason ${KREASON[$k]}; seen: ${seen//$'\n'/, }"
+			}
+		fi
 		after=$(wire "${REASON[$k]}")
 		moved=$((after - before))
 		# The marker is received too; each good packet counts as one.
@@ -472,6 +511,8 @@ for v in 4 6; do
 	sink_stop
 done
 
+ksft_check "rv0 frees what it drops with the kernel's reason (kfree_skb_reason): ${KREASON[*]}" \
+	test $kreasons_ok = 1
 ksft_check "a QP number nobody has: passed on to the UDP layer, counted" dropped good passed_on
 
 # A packet rv0 does not take goes on to the UDP layer untouched (issue 28):

@@ -386,6 +386,23 @@ void rverbs_kfree_skb(struct sk_buff *skb)
 	kfree_skb(skb);
 }
 
+void rverbs_kfree_skb_reason(struct sk_buff *skb, enum rverbs_drop why)
+{
+	static const enum skb_drop_reason reasons[] = {
+		[RVERBS_DROP_NOT_SPECIFIED] = SKB_DROP_REASON_NOT_SPECIFIED,
+		[RVERBS_DROP_NOMEM] = SKB_DROP_REASON_NOMEM,
+		[RVERBS_DROP_IP_INHDR] = SKB_DROP_REASON_IP_INHDR,
+		[RVERBS_DROP_UDP_CSUM] = SKB_DROP_REASON_UDP_CSUM,
+		[RVERBS_DROP_UNHANDLED_PROTO] = SKB_DROP_REASON_UNHANDLED_PROTO,
+		[RVERBS_DROP_PKT_TOO_SMALL] = SKB_DROP_REASON_PKT_TOO_SMALL,
+		[RVERBS_DROP_NO_SOCKET] = SKB_DROP_REASON_NO_SOCKET,
+		[RVERBS_DROP_SOCKET_RCVBUFF] = SKB_DROP_REASON_SOCKET_RCVBUFF,
+	};
+
+	kfree_skb_reason(skb, (unsigned int)why < ARRAY_SIZE(reasons) ?
+			 reasons[why] : SKB_DROP_REASON_NOT_SPECIFIED);
+}
+
 void rverbs_consume_skb(struct sk_buff *skb)
 {
 	consume_skb(skb);

@@ -24,6 +24,33 @@ use kernel::{
     sync::Arc, //
 };
 
+/// Why a received packet is dropped, as the kernel names it
+/// (`enum skb_drop_reason`, through `enum rverbs_drop`): the nearest of the
+/// network stack's reasons, or none where RDMA's own has no name there (a
+/// bad ICRC, P_Key or Q_Key, a QP not ready or flushing), which the
+/// driver's own counters tell apart.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropReason {
+    /// `SKB_DROP_REASON_NOT_SPECIFIED`.
+    NotSpecified = bindings::rverbs_drop_RVERBS_DROP_NOT_SPECIFIED,
+    /// `SKB_DROP_REASON_NOMEM`: no memory to read it.
+    NoMem = bindings::rverbs_drop_RVERBS_DROP_NOMEM,
+    /// `SKB_DROP_REASON_IP_INHDR`: the IP or UDP header is wrong.
+    IpHeader = bindings::rverbs_drop_RVERBS_DROP_IP_INHDR,
+    /// `SKB_DROP_REASON_UDP_CSUM`: a bad UDP checksum.
+    UdpChecksum = bindings::rverbs_drop_RVERBS_DROP_UDP_CSUM,
+    /// `SKB_DROP_REASON_UNHANDLED_PROTO`: an opcode or version not handled.
+    UnhandledProto = bindings::rverbs_drop_RVERBS_DROP_UNHANDLED_PROTO,
+    /// `SKB_DROP_REASON_PKT_TOO_SMALL`: shorter than its headers say.
+    TooSmall = bindings::rverbs_drop_RVERBS_DROP_PKT_TOO_SMALL,
+    /// `SKB_DROP_REASON_NO_SOCKET`: no QP to take it (a UDP port's "no
+    /// socket").
+    NoQp = bindings::rverbs_drop_RVERBS_DROP_NO_SOCKET,
+    /// `SKB_DROP_REASON_SOCKET_RCVBUFF`: no receive buffer for it.
+    NoBuffer = bindings::rverbs_drop_RVERBS_DROP_SOCKET_RCVBUFF,
+}
+
 /// A socket buffer owned by this object: freed (as dropped, `kfree_skb`)
 /// unless it is consumed, sent, or given back to the network stack.
 ///
@@ -118,6 +145,13 @@ impl SkBuff {
         unsafe { core::slice::from_raw_parts(data, len) }
     }
 
+    /// Frees a packet as dropped for `why` (`kfree_skb_reason`: the
+    /// `kfree_skb` tracepoint and drop monitors show the reason).
+    pub(crate) fn drop_for(self, why: DropReason) {
+        // SAFETY: Ours (type invariant), given up here.
+        unsafe { bindings::rverbs_kfree_skb_reason(self.into_raw().as_ptr(), why as u32) };
+    }
+
     /// Frees a packet that was used as it should be (`consume_skb`: not
     /// counted as a drop).
     pub(crate) fn consume(self) {
@@ -194,6 +228,11 @@ impl<'hook> RxSkb<'hook> {
             skb,
             _hook: PhantomData,
         }
+    }
+
+    /// Frees the packet as dropped for `why` ([`SkBuff::drop_for`]).
+    pub(crate) fn drop_for(self, why: DropReason) {
+        self.skb.drop_for(why);
     }
 
     /// The packet, for beyond the receiving call: its netdev is no

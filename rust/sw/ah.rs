@@ -19,7 +19,8 @@ use core::fmt;
 use kernel::{
     debugfs::Writer,
     prelude::*,
-    sync::rcu, //
+    sync::rcu,
+    types::ScopeGuard, //
 };
 
 /// AHs copied per read-side critical section by the debugfs dump.
@@ -74,13 +75,10 @@ impl AhTable {
     /// when `sleepable`, else `GFP_ATOMIC`.
     pub(crate) fn insert(&self, av: AddressVector, pd: u64, sleepable: bool) -> Result<u32> {
         let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
-        let num = self.numbers.take(gfp)?;
-        if let Err(e) = self.avs.insert(num, AhEntry { av, pd }, sleepable) {
-            // The number was free, so was its slot: only `ENOMEM`.
-            self.numbers.put(num);
-            return Err(e);
-        }
-        Ok(num)
+        let num = ScopeGuard::new_with_data(self.numbers.take(gfp)?, |n| self.numbers.put(n));
+        // The number was free, so was its slot: only `ENOMEM`.
+        self.avs.insert(*num, AhEntry { av, pd }, sleepable)?;
+        Ok(num.dismiss())
     }
 
     /// Removes AH number `num`; its vector is freed a grace period later.

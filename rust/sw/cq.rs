@@ -34,7 +34,8 @@ use crate::{
 };
 use kernel::{
     prelude::*,
-    sync::Arc, //
+    sync::Arc,
+    types::ScopeGuard, //
 };
 
 /// Most completion queues per device (soft-RoCE's `RXE_MAX_CQ`).
@@ -150,28 +151,25 @@ pub(crate) fn create_cq(dev: &DriverDevice<Rv>, req: &CqCreate<'_>) -> Result<Sw
         return Err(EINVAL);
     }
     dev.cqs().get()?;
-    let cq = (|| {
-        let geo = QueueGeometry::new(req.cqe(), RXE_CQE_SIZE)?;
-        let queue = req.user_queue(geo)?;
-        udata.write_out(&queue.mminfo().to_abi())?;
-        req.set_depth(geo.depth())?;
-        let core = Arc::pin_init(
-            pin_init!(CqCore {
-                state <- new_spinlock_bh!(CqState {
-                    queue,
-                    producer: 0,
-                    notify: CqNotifyFlags::empty(),
-                    notifier: Some(req.notifier()),
-                }),
+    // Counted back if anything below fails.
+    let count = ScopeGuard::new(|| dev.cqs().put());
+    let geo = QueueGeometry::new(req.cqe(), RXE_CQE_SIZE)?;
+    let queue = req.user_queue(geo)?;
+    udata.write_out(&queue.mminfo().to_abi())?;
+    req.set_depth(geo.depth())?;
+    let core = Arc::pin_init(
+        pin_init!(CqCore {
+            state <- new_spinlock_bh!(CqState {
+                queue,
+                producer: 0,
+                notify: CqNotifyFlags::empty(),
+                notifier: Some(req.notifier()),
             }),
-            GFP_KERNEL,
-        )?;
-        Ok(SwCq { core })
-    })();
-    if cq.is_err() {
-        dev.cqs().put();
-    }
-    cq
+        }),
+        GFP_KERNEL,
+    )?;
+    count.dismiss();
+    Ok(SwCq { core })
 }
 
 /// `destroy_cq` of rv0: the ring goes with the data (its mapping, if

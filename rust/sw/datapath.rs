@@ -200,7 +200,10 @@ fn send_one(
     buf: &mut [u8],
 ) -> core::result::Result<u32, WcStatus> {
     // soft-RoCE's order (`rxe_req.c:req_next_wqe`, `rxe_requester`): the
-    // SGE count, the opcode, the MTU, the address, the payload.
+    // SGE count, the opcode, the MTU, the address; then the source GID,
+    // and the route and the packet before the payload, which is gathered
+    // into the packet (so a request with no route and a bad key counts as
+    // `send_error`; either way it completes with `IB_WC_LOC_QP_OP_ERR`).
     let inline = w.send_flags().contains(SendFlag::Inline);
     if !inline && w.num_sge() > qp.cap.max_send_sge {
         return Err(WcStatus::LocQpOpErr);
@@ -231,7 +234,6 @@ fn send_one(
         Some((av, pd)) if pd == qp.pd => av,
         _ => return Err(WcStatus::LocQpOpErr),
     };
-    let len = gather(dev, qp, w, buf)?;
     // The source GID, from the device's copy of the table, without a lock.
     // RoCE v2 only, between addresses of one family. Sent from the netdev
     // of the source GID's entry, a VLAN device for a GID of a VLAN address,
@@ -263,18 +265,24 @@ fn send_one(
         qkey: w.remote_qkey(),
         imm: with_imm.then(|| w.imm_data()),
         solicited: w.send_flags().contains(SendFlag::Solicited),
-        payload: &buf[..len],
+        // CAST: At most the MTU (checked above).
+        payload_len: claimed as usize,
     };
     // To the device's own MAC: looped back without the IP layer, as
-    // soft-RoCE does (`rxe_net.c:rxe_prepare`).
+    // soft-RoCE does (`rxe_net.c:rxe_prepare`), from the QP's buffer.
+    // Otherwise the payload is gathered straight into the packet.
     if av.dmac == own_mac {
-        loopback(dev, &out);
+        let into = buf.get_mut(..out.payload_len).ok_or(WcStatus::LocQpOpErr)?;
+        let len = gather(dev, qp, w, into)?;
+        loopback(dev, &out, &into[..len]);
     } else {
-        transmit(dev, qp, &gid_ndev, &out)?;
+        transmit(dev, qp, &gid_ndev, &out, |payload| {
+            gather(dev, qp, w, payload)
+        })?;
     }
     next_psn(qp);
     // CAST: At most the MTU.
-    Ok(len as u32)
+    Ok(out.payload_len as u32)
 }
 
 /// The QP sent a packet: its next PSN, which `query_qp` reports
@@ -287,7 +295,7 @@ fn next_psn(qp: &QpCore) {
 /// Delivers a packet to a QP of this device without the IP layer, with
 /// the GRH it would have had on the wire. No such QP, or multicast (no
 /// groups on rv0 yet): the datagram is lost, the send succeeds.
-fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
+fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing, payload: &[u8]) {
     let mut grh = [0u8; GRH_LEN];
     if out.is_ipv6() {
         out.write_ip_header(&mut grh);
@@ -301,7 +309,7 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
         imm: out.imm,
         solicited: out.solicited,
         grh,
-        payload: out.payload,
+        payload,
     };
     if out.dest_qpn == MULTICAST_QPN {
         return;
@@ -317,9 +325,11 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing<'_>) {
 
 /// Sends a packet of `qp` through the IP layer, along the route from the
 /// source address out of `ndev`, the source GID's netdev
-/// (`rxe_net.c:prepare4`, `prepare6`, `rxe_send`): no route, no memory, or
-/// a packet the IP layer did not take (a negative error), and the send
-/// completes with `IB_WcStatus::LocQpOpErr` (`rxe_req.c:rxe_requester`). A
+/// (`rxe_net.c:prepare4`, `prepare6`, `rxe_send`), its payload put in
+/// place by `gather`: no route, no memory, a payload the memory regions
+/// refuse (`gather`'s status), or a packet the IP layer did not take (a
+/// negative error), and the send completes with `IB_WC_LOC_QP_OP_ERR`
+/// (`rxe_req.c:rxe_requester`). A
 /// packet the IP layer took and a qdisc then dropped (`NET_XMIT_DROP`, or
 /// `NET_XMIT_CN`: dropped packets of its class) is a datagram lost on the
 /// way: the send completes, as a UDP socket's does (without `IP_RECVERR`,
@@ -329,7 +339,8 @@ fn transmit(
     dev: &DriverDevice<Rv>,
     qp: &QpCore,
     ndev: &NetDevice,
-    out: &Outgoing<'_>,
+    out: &Outgoing,
+    gather: impl FnOnce(&mut [u8]) -> core::result::Result<usize, WcStatus>,
 ) -> core::result::Result<(), WcStatus> {
     let route = {
         let guard = rcu::read_lock();
@@ -351,7 +362,14 @@ fn transmit(
         counters.count(Count::SendError);
         return Err(WcStatus::LocQpOpErr);
     };
-    out.write(skb.data_mut());
+    let data = skb.data_mut();
+    out.write_headers(data);
+    // The payload's one copy: from the memory regions into the packet. A
+    // request the regions refuse frees the packet unsent.
+    if gather(&mut data[out.payload_range()])? != out.payload_len {
+        return Err(WcStatus::LocQpOpErr);
+    }
+    out.seal(data);
     TxFlow::attach(&qp.tx, &mut skb);
     // CAST: 20 or 40.
     match skb.ip_local_out(route, out.is_ipv6(), out.ip_header_len() as u32) {

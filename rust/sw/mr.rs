@@ -46,6 +46,7 @@ use kernel::{
         rcu,
         Arc, //
     },
+    types::ScopeGuard,
 };
 
 /// The first MR index (soft-RoCE's `RXE_MIN_MR_INDEX`).
@@ -129,35 +130,7 @@ pub(crate) fn reg_user_mr(
     pd: &SwPd,
     req: &MrReg<'_>,
 ) -> impl PinInit<SwMr, Error> {
-    let parts = register(dev, req);
-    let binding = Binding {
-        pd: pd.id(),
-        access: req.access(),
-    };
-    let published = parts.and_then(|(parts, umem)| {
-        let index = parts.index;
-        let core = Arc::pin_init(
-            pin_init!(MrCore {
-                parts,
-                umem <- Gated::new(umem),
-                binding <- new_spinlock_bh!(binding),
-            }),
-            GFP_KERNEL,
-        );
-        let core = match core {
-            Ok(core) => core,
-            Err(e) => {
-                dev.mrs().put(index);
-                return Err(e);
-            }
-        };
-        if let Err(e) = dev.mr_table().insert(index, core.clone()) {
-            dev.mrs().put(index);
-            return Err(e);
-        }
-        Ok(core)
-    });
-    published.map(|core| SwMr { core })
+    register(dev, pd, req).map(|core| SwMr { core })
 }
 
 /// A memory region of rv0: its part in the device's table.
@@ -165,8 +138,8 @@ pub(crate) struct SwMr {
     core: Arc<MrCore>,
 }
 
-/// The index, key and pages of a new region.
-fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<(Parts, Umem)> {
+/// A new region in the device's table: its index, key and pages.
+fn register(dev: &DriverDevice<Rv>, pd: &SwPd, req: &MrReg<'_>) -> Result<Arc<MrCore>> {
     // Placement hints (a DMA handle) mean nothing to a software device.
     if req.has_dmah() {
         return Err(eopnotsupp());
@@ -174,24 +147,32 @@ fn register(dev: &DriverDevice<Rv>, req: &MrReg<'_>) -> Result<(Parts, Umem)> {
     if req.access().outside(supported_access()) != 0 {
         return Err(eopnotsupp());
     }
-    let index = dev.mrs().take(GFP_KERNEL)?;
-    match req.pin() {
-        Ok(umem) => {
-            let key = index << 8 | u32::from(random_key_byte());
-            req.set_keys(key, key);
-            let parts = Parts {
-                index,
-                key,
-                iova: req.iova(),
-                length: req.length(),
-            };
-            Ok((parts, umem))
-        }
-        Err(e) => {
-            dev.mrs().put(index);
-            Err(e)
-        }
-    }
+    // The index goes back if anything below fails.
+    let index = ScopeGuard::new_with_data(dev.mrs().take(GFP_KERNEL)?, |i| dev.mrs().put(i));
+    let umem = req.pin()?;
+    let key = *index << 8 | u32::from(random_key_byte());
+    req.set_keys(key, key);
+    let parts = Parts {
+        index: *index,
+        key,
+        iova: req.iova(),
+        length: req.length(),
+    };
+    let binding = Binding {
+        pd: pd.id(),
+        access: req.access(),
+    };
+    let core = Arc::pin_init(
+        pin_init!(MrCore {
+            parts,
+            umem <- Gated::new(umem),
+            binding <- new_spinlock_bh!(binding),
+        }),
+        GFP_KERNEL,
+    )?;
+    dev.mr_table().insert(*index, core.clone())?;
+    index.dismiss();
+    Ok(core)
 }
 
 /// `rereg_user_mr` of rv0 (`rxe_verbs.c:rxe_rereg_user_mr`): a new PD or

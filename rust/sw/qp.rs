@@ -61,6 +61,7 @@ use kernel::{
         ArcBorrow,
         Mutex, //
     },
+    types::ScopeGuard,
     workqueue::{
         self,
         Work,
@@ -266,81 +267,78 @@ pub(crate) fn create_qp(
     }
     let asked = req.cap();
     check_cap(&asked, false)?;
-    let qpn = dev.qps().take(GFP_KERNEL)?;
-    let qp = (|| {
-        // The send ring (`rxe_init_sq`): room in each slot for the largest
-        // list of SGEs or for the inline data, whichever is larger.
-        // CAST: 16 bytes.
-        let sge = RXE_SGE_SIZE as u32;
-        let room = (asked.max_send_sge * sge).max(asked.max_inline_data);
-        // CAST: At most `MAX_INLINE_DATA` bytes (checked above).
-        let sq_geo = QueueGeometry::new(asked.max_send_wr, RXE_SEND_WQE_SIZE + room as usize)?;
-        // The receive ring (`rxe_init_rq`).
-        // CAST: At most `MAX_SGE` entries (checked above).
-        let rq_elem = RXE_RECV_WQE_SIZE + (asked.max_recv_sge * sge) as usize;
-        let rq_geo = QueueGeometry::new(asked.max_recv_wr, rq_elem)?;
-        let sq = req.user_queue(sq_geo)?;
-        let rq = req.user_queue(rq_geo)?;
-        let mut resp = [0u8; CREATE_QP_RESP_LEN];
-        resp[..MmInfo::ABI_LEN].copy_from_slice(&rq.mminfo().to_abi());
-        resp[MmInfo::ABI_LEN..].copy_from_slice(&sq.mminfo().to_abi());
-        udata.write_out(&resp)?;
-        // What the QP really has: soft-RoCE returns it, larger than asked
-        // where the rings round up.
-        let cap = QpCap {
-            max_send_wr: sq_geo.depth(),
-            max_recv_wr: rq_geo.depth(),
-            max_send_sge: room / sge,
-            max_recv_sge: asked.max_recv_sge,
-            max_inline_data: room,
-        };
-        let mut swqe = KVec::new();
-        swqe.resize(sq.elem_size(), 0, GFP_KERNEL)?;
-        let mut rwqe = KVec::new();
-        rwqe.resize(rq.elem_size(), 0, GFP_KERNEL)?;
-        let mut payload = KVec::new();
-        payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
-        let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
-        let core = Arc::pin_init(
-            pin_init!(QpCore {
-                qpn,
-                pd: pd.id(),
-                sq,
-                rq,
-                cap,
-                sq_sig_all: req.sq_sig_all(),
-                send_cq: send_cq.core(),
-                recv_cq: recv_cq.core(),
-                attrs <- new_spinlock_bh!(QpAttrs {
-                    path_mtu: INITIAL_PATH_MTU,
-                    ..QpAttrs::default()
-                }),
-                send <- new_mutex!(SendState {
-                    consumer: 0,
-                    wqe: swqe,
-                    payload,
-                }),
-                recv <- new_spinlock_bh!(RecvState {
-                    consumer: 0,
-                    wqe: rwqe,
-                }),
-                flush <- new_work!("QpCore::flush"),
-                tx,
-                gate <- Gate::new(),
+    // The number goes back if anything below fails.
+    let qpn = ScopeGuard::new_with_data(dev.qps().take(GFP_KERNEL)?, |qpn| dev.qps().put(qpn));
+    let num = *qpn;
+    // The send ring (`rxe_init_sq`): room in each slot for the largest
+    // list of SGEs or for the inline data, whichever is larger.
+    // CAST: 16 bytes.
+    let sge = RXE_SGE_SIZE as u32;
+    let room = (asked.max_send_sge * sge).max(asked.max_inline_data);
+    // CAST: At most `MAX_INLINE_DATA` bytes (checked above).
+    let sq_geo = QueueGeometry::new(asked.max_send_wr, RXE_SEND_WQE_SIZE + room as usize)?;
+    // The receive ring (`rxe_init_rq`).
+    // CAST: At most `MAX_SGE` entries (checked above).
+    let rq_elem = RXE_RECV_WQE_SIZE + (asked.max_recv_sge * sge) as usize;
+    let rq_geo = QueueGeometry::new(asked.max_recv_wr, rq_elem)?;
+    let sq = req.user_queue(sq_geo)?;
+    let rq = req.user_queue(rq_geo)?;
+    let mut resp = [0u8; CREATE_QP_RESP_LEN];
+    resp[..MmInfo::ABI_LEN].copy_from_slice(&rq.mminfo().to_abi());
+    resp[MmInfo::ABI_LEN..].copy_from_slice(&sq.mminfo().to_abi());
+    udata.write_out(&resp)?;
+    // What the QP really has: soft-RoCE returns it, larger than asked
+    // where the rings round up.
+    let cap = QpCap {
+        max_send_wr: sq_geo.depth(),
+        max_recv_wr: rq_geo.depth(),
+        max_send_sge: room / sge,
+        max_recv_sge: asked.max_recv_sge,
+        max_inline_data: room,
+    };
+    let mut swqe = KVec::new();
+    swqe.resize(sq.elem_size(), 0, GFP_KERNEL)?;
+    let mut rwqe = KVec::new();
+    rwqe.resize(rq.elem_size(), 0, GFP_KERNEL)?;
+    let mut payload = KVec::new();
+    payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
+    let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
+    let core = Arc::pin_init(
+        pin_init!(QpCore {
+            qpn: num,
+            pd: pd.id(),
+            sq,
+            rq,
+            cap,
+            sq_sig_all: req.sq_sig_all(),
+            send_cq: send_cq.core(),
+            recv_cq: recv_cq.core(),
+            attrs <- new_spinlock_bh!(QpAttrs {
+                path_mtu: INITIAL_PATH_MTU,
+                ..QpAttrs::default()
             }),
-            GFP_KERNEL,
-        )?;
-        dev.qp_table().insert(qpn, core.clone())?;
-        req.set_cap(cap);
-        req.set_qp_num(qpn);
-        // Last: the flow holds the QP until `destroy_qp`.
-        core.tx.arm(dev, core.clone());
-        Ok(SwQp { core })
-    })();
-    if qp.is_err() {
-        dev.qps().put(qpn);
-    }
-    qp
+            send <- new_mutex!(SendState {
+                consumer: 0,
+                wqe: swqe,
+                payload,
+            }),
+            recv <- new_spinlock_bh!(RecvState {
+                consumer: 0,
+                wqe: rwqe,
+            }),
+            flush <- new_work!("QpCore::flush"),
+            tx,
+            gate <- Gate::new(),
+        }),
+        GFP_KERNEL,
+    )?;
+    dev.qp_table().insert(num, core.clone())?;
+    req.set_cap(cap);
+    req.set_qp_num(num);
+    // Last: the flow holds the QP until `destroy_qp`.
+    core.tx.arm(dev, core.clone());
+    qpn.dismiss();
+    Ok(SwQp { core })
 }
 
 /// `query_qp` of rv0 (`rxe_qp.c:rxe_qp_to_attr`, `rxe_qp_to_init`).

@@ -25,7 +25,10 @@ use super::{
         Malformed, //
     },
 };
-use crate::net::skb::RxSkb;
+use crate::net::skb::{
+    DropReason,
+    RxSkb, //
+};
 use crate::rdma::{
     driver::DriverDevice,
     qp::QpState,
@@ -185,23 +188,33 @@ pub(crate) fn receive<'hook>(
         counters.count(Count::PassedOn);
         return Err(skb);
     }
+    let (count, drop) = take(dev, &mut skb);
+    counters.count(count);
+    match drop {
+        None => skb.into_skb().consume(),
+        Some(why) => skb.drop_for(why),
+    }
+    Ok(())
+}
+
+/// Checks and delivers a packet the device takes: what to count, and why
+/// the packet is dropped (`None`: delivered).
+fn take(dev: &DriverDevice<Rv>, skb: &mut RxSkb<'_>) -> (Count, Option<DropReason>) {
     if skb.linearize().is_err() {
-        counters.count(Count::Header);
-        return Ok(());
+        return (Count::Header, Some(DropReason::NoMem));
     }
     let csum_known_good = skb.csum_unnecessary();
     let bytes = skb.network_bytes();
     let pkt = match wire::parse(bytes, csum_known_good) {
         Ok(pkt) => pkt,
         Err(why) => {
-            counters.count(match why {
-                Malformed::Header => Count::Header,
-                Malformed::UdpChecksum => Count::UdpChecksum,
-                Malformed::Opcode => Count::Opcode,
-                Malformed::Length => Count::Length,
-                Malformed::Icrc => Count::Icrc,
-            });
-            return Ok(());
+            return match why {
+                Malformed::Header => (Count::Header, Some(DropReason::IpHeader)),
+                Malformed::UdpChecksum => (Count::UdpChecksum, Some(DropReason::UdpChecksum)),
+                Malformed::Opcode => (Count::Opcode, Some(DropReason::UnhandledProto)),
+                Malformed::Length => (Count::Length, Some(DropReason::TooSmall)),
+                Malformed::Icrc => (Count::Icrc, Some(DropReason::NotSpecified)),
+            };
         }
     };
     let mut grh = [0u8; GRH_LEN];
@@ -218,29 +231,22 @@ pub(crate) fn receive<'hook>(
     };
     let guard = rcu::read_lock();
     let Some(dest) = dev.qp_table().borrow(&guard, pkt.dest_qpn) else {
-        counters.count(Count::Qpn);
-        return Ok(());
+        return (Count::Qpn, Some(DropReason::NoQp));
     };
     // Being destroyed: as if it were gone already.
-    let Some(delivering) = dest.gate.enter() else {
-        counters.count(Count::Qpn);
-        return Ok(());
+    let Some(_delivering) = dest.gate.enter() else {
+        return (Count::Qpn, Some(DropReason::NoQp));
     };
     if !wire::pkey_ok(pkt.pkey) {
-        counters.count(Count::Pkey);
-        return Ok(());
+        return (Count::Pkey, Some(DropReason::NotSpecified));
     }
-    counters.count(match deliver(dev, &guard, dest, &msg) {
-        Delivery::Done => Count::Received,
-        Delivery::NotReady => Count::State,
-        Delivery::Qkey => Count::Qkey,
-        Delivery::Flushed => Count::Flushed,
-        Delivery::NoBuffer => Count::NoBuffer,
-    });
-    drop(delivering);
-    drop(guard);
-    skb.into_skb().consume();
-    Ok(())
+    match deliver(dev, &guard, dest, &msg) {
+        Delivery::Done => (Count::Received, None),
+        Delivery::NotReady => (Count::State, Some(DropReason::NotSpecified)),
+        Delivery::Qkey => (Count::Qkey, Some(DropReason::NotSpecified)),
+        Delivery::Flushed => (Count::Flushed, Some(DropReason::NotSpecified)),
+        Delivery::NoBuffer => (Count::NoBuffer, Some(DropReason::NoBuffer)),
+    }
 }
 
 /// Why a message could not be written into a receive buffer.

@@ -23,9 +23,16 @@ use crate::{
 };
 
 mod counters;
+mod opcode;
 pub(crate) use counters::{
     Count,
     Counters, //
+};
+use opcode::{
+    Hdrs,
+    Transport,
+    UD_SEND_ONLY,
+    UD_SEND_ONLY_WITH_IMMEDIATE, //
 };
 
 /// The IP protocol number of UDP.
@@ -33,12 +40,6 @@ pub(crate) const IPPROTO_UDP: u8 = 17;
 
 /// The UDP port of RoCE v2 (`ROCE_V2_UDP_DPORT`).
 pub(crate) const ROCE_V2_PORT: u16 = 4791;
-
-/// BTH opcode of a UD SEND that fits one packet.
-pub(crate) const UD_SEND_ONLY: u8 = 0x64;
-
-/// BTH opcode of a UD SEND with immediate data.
-pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x65;
 
 /// The default P_Key, full membership (`IB_DEFAULT_PKEY_FULL`).
 pub(crate) const DEFAULT_PKEY: u16 = 0xffff;
@@ -58,8 +59,6 @@ const IPV4_LEN: usize = 20;
 const IPV6_LEN: usize = 40;
 const UDP_LEN: usize = 8;
 const BTH_LEN: usize = 12;
-const DETH_LEN: usize = 8;
-const IMMDT_LEN: usize = 4;
 const ICRC_LEN: usize = 4;
 
 /// The CRC of 8 bytes of 0xff (a masked LRH) from a seed of all ones: where
@@ -79,8 +78,11 @@ pub(crate) fn source_port(qpn: u32) -> u16 {
     0xc000 + (hash & 0x3fff) as u16
 }
 
-/// Where a packet goes and what it says (one UD SEND).
-pub(crate) struct Outgoing<'a> {
+/// Where a packet goes and what it says (one UD SEND), but its payload:
+/// [`Outgoing::write_headers`] writes the rest of the packet, the payload
+/// goes at [`Outgoing::payload_range`] (gathered straight from the memory
+/// regions), and [`Outgoing::seal`] adds the ICRC.
+pub(crate) struct Outgoing {
     pub(crate) src: IpAddr,
     pub(crate) dst: IpAddr,
     pub(crate) traffic_class: u8,
@@ -93,10 +95,11 @@ pub(crate) struct Outgoing<'a> {
     /// Immediate data, as the ring holds it (network order in memory).
     pub(crate) imm: Option<u32>,
     pub(crate) solicited: bool,
-    pub(crate) payload: &'a [u8],
+    /// The payload's length, at most the path MTU.
+    pub(crate) payload_len: usize,
 }
 
-impl Outgoing<'_> {
+impl Outgoing {
     fn ip_len(&self) -> usize {
         match self.src {
             IpAddr::V4(_) => IPV4_LEN,
@@ -105,16 +108,30 @@ impl Outgoing<'_> {
     }
 
     fn pad(&self) -> usize {
-        (4 - self.payload.len() % 4) % 4
+        (4 - self.payload_len % 4) % 4
+    }
+
+    /// The opcode: a UD SEND_ONLY, with immediate data or not.
+    fn opcode(&self) -> u8 {
+        if self.imm.is_some() {
+            UD_SEND_ONLY_WITH_IMMEDIATE
+        } else {
+            UD_SEND_ONLY
+        }
+    }
+
+    /// The headers after the BTH, from the opcode table.
+    fn hdrs(&self) -> Hdrs {
+        opcode::lookup(self.opcode()).map_or(Hdrs::DETH, |op| op.hdrs)
     }
 
     fn transport_len(&self) -> usize {
-        BTH_LEN + DETH_LEN + if self.imm.is_some() { IMMDT_LEN } else { 0 }
+        BTH_LEN + self.hdrs().len()
     }
 
     /// The bytes of the whole IP packet.
     pub(crate) fn len(&self) -> usize {
-        self.ip_len() + UDP_LEN + self.transport_len() + self.payload.len() + self.pad() + ICRC_LEN
+        self.ip_len() + UDP_LEN + self.transport_len() + self.payload_len + self.pad() + ICRC_LEN
     }
 
     /// The length of the IP header.
@@ -163,8 +180,15 @@ impl Outgoing<'_> {
         }
     }
 
-    /// Writes the whole packet into `buf` ([`Outgoing::len`] zero bytes).
-    pub(crate) fn write(&self, buf: &mut [u8]) {
+    /// Where the payload goes in the packet.
+    pub(crate) fn payload_range(&self) -> core::ops::Range<usize> {
+        let start = self.ip_len() + UDP_LEN + self.transport_len();
+        start..start + self.payload_len
+    }
+
+    /// Writes the packet but its payload and its ICRC into `buf`
+    /// ([`Outgoing::len`] zero bytes).
+    pub(crate) fn write_headers(&self, buf: &mut [u8]) {
         let ip = self.ip_len();
         self.write_ip_header(&mut buf[..ip]);
         // UDP: no checksum, as soft-RoCE (the ICRC covers the packet).
@@ -178,25 +202,27 @@ impl Outgoing<'_> {
         let b = &mut buf[t..t + BTH_LEN];
         // BTH (`rxe_hdr.h:bth_init`): no migration, no acknowledgement
         // request for UD, transport version 0.
-        b[0] = if self.imm.is_some() {
-            UD_SEND_ONLY_WITH_IMMEDIATE
-        } else {
-            UD_SEND_ONLY
-        };
+        b[0] = self.opcode();
         // CAST: 0..=3.
         b[1] = (if self.solicited { 0x80 } else { 0 }) | ((self.pad() as u8) << 4);
         b[2..4].copy_from_slice(&DEFAULT_PKEY.to_be_bytes());
         b[4..8].copy_from_slice(&(self.dest_qpn & MASK_24).to_be_bytes());
         b[8..12].copy_from_slice(&self.psn.value().to_be_bytes());
-        let d = t + BTH_LEN;
-        buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
-        buf[d + 4..d + 8].copy_from_slice(&(self.src_qpn & MASK_24).to_be_bytes());
-        let mut p = d + DETH_LEN;
-        if let Some(imm) = self.imm {
-            buf[p..p + IMMDT_LEN].copy_from_slice(&imm.to_ne_bytes());
-            p += IMMDT_LEN;
+        let hdrs = self.hdrs();
+        if let Some(off) = hdrs.offset(Hdrs::DETH) {
+            let d = t + BTH_LEN + off;
+            buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
+            buf[d + 4..d + 8].copy_from_slice(&(self.src_qpn & MASK_24).to_be_bytes());
         }
-        buf[p..p + self.payload.len()].copy_from_slice(self.payload);
+        if let (Some(imm), Some(off)) = (self.imm, hdrs.offset(Hdrs::IMMDT)) {
+            let p = t + BTH_LEN + off;
+            buf[p..p + 4].copy_from_slice(&imm.to_ne_bytes());
+        }
+    }
+
+    /// Completes the packet in `buf`, its payload in place: the ICRC.
+    pub(crate) fn seal(&self, buf: &mut [u8]) {
+        let ip = self.ip_len();
         let end = buf.len() - ICRC_LEN;
         let icrc = icrc(&buf[..ip], &buf[ip..end]);
         buf[end..].copy_from_slice(&icrc.to_le_bytes());
@@ -382,11 +408,14 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     if b[1] & 0x0f != 0 {
         return Err(Malformed::Opcode);
     }
-    let hdr = match opcode {
-        UD_SEND_ONLY => BTH_LEN + DETH_LEN,
-        UD_SEND_ONLY_WITH_IMMEDIATE => BTH_LEN + DETH_LEN + IMMDT_LEN,
+    // A UD QP takes the UD opcodes only (`rxe_recv.c:check_type_state`),
+    // the two SEND_ONLYs.
+    let hdrs = match opcode::lookup(opcode) {
+        Some(op) if op.transport() == Transport::Ud => op.hdrs,
         _ => return Err(Malformed::Opcode),
     };
+    let hdr = BTH_LEN + hdrs.len();
+    let deth = BTH_LEN + hdrs.offset(Hdrs::DETH).ok_or(Malformed::Opcode)?;
     let pad = usize::from((b[1] >> 4) & 3);
     if pkt.len() < hdr + pad + ICRC_LEN {
         return Err(Malformed::Length);
@@ -397,8 +426,8 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         return Err(Malformed::Icrc);
     }
     let word = |at: usize| u32::from_be_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]]);
-    let imm = (opcode == UD_SEND_ONLY_WITH_IMMEDIATE).then(|| {
-        let at = BTH_LEN + DETH_LEN;
+    let imm = hdrs.offset(Hdrs::IMMDT).map(|off| {
+        let at = BTH_LEN + off;
         u32::from_ne_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]])
     });
     Ok(Incoming {
@@ -406,8 +435,8 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         solicited: b[1] & 0x80 != 0,
         pkey: u16::from_be_bytes([b[2], b[3]]),
         dest_qpn: word(4) & MASK_24,
-        qkey: word(BTH_LEN),
-        src_qpn: word(BTH_LEN + 4) & MASK_24,
+        qkey: word(deth),
+        src_qpn: word(deth + 4) & MASK_24,
         imm,
         payload: &pkt[hdr..end - pad],
     })

@@ -85,7 +85,10 @@ pub(crate) unsafe extern "C" fn rverbs_rust_create_user_ah(
     ah_attr: *mut bindings::rdma_ah_attr,
     udata: *mut bindings::ib_udata,
 ) -> *mut bindings::ib_ah {
-    // SAFETY: The caller's promise (see `# Safety`).
+    // SAFETY: `Pd::from_raw` needs a valid PD alive for the call, which
+    // ib_core's contract gives; `AhAttr::from_raw` an attribute the caller
+    // owns with a null or referenced source GID entry; `from_raw_opt`
+    // null or valid udata: the three `# Safety` items in that order.
     let (pd, attr, udata) = unsafe {
         (
             Pd::from_raw(pd),
@@ -111,7 +114,9 @@ pub(crate) unsafe extern "C" fn rverbs_rust_destroy_ah_user(
     flags: u32,
     udata: *mut bindings::ib_udata,
 ) -> core::ffi::c_int {
-    // SAFETY: The caller's promise (see `# Safety`).
+    // SAFETY: `AhHandle::from_raw` takes over a live AH the caller owns
+    // and gives up with this call; `from_raw_opt` needs null or valid
+    // udata: both as `# Safety` says.
     let (ah, udata) = unsafe { (AhHandle::from_raw(ah), Udata::from_raw_opt(udata)) };
     match verbs::ah::destroy_ah_user(ah, flags, udata) {
         Ok(()) => 0,
@@ -131,7 +136,9 @@ pub(crate) unsafe extern "C" fn rverbs_rust_alloc_xrcd_user(
     inode: *mut bindings::inode,
     udata: *mut bindings::ib_udata,
 ) -> *mut bindings::ib_xrcd {
-    // SAFETY: The caller's promise (see `# Safety`).
+    // SAFETY: `Device::from_raw` needs a registered device alive for the
+    // call; `Inode::from_raw_opt` null or a referenced inode (not taken
+    // over); `from_raw_opt` null or valid udata: `# Safety`'s three items.
     let (device, inode, udata) = unsafe {
         (
             Device::from_raw(device),
@@ -156,7 +163,9 @@ pub(crate) unsafe extern "C" fn rverbs_rust_dealloc_xrcd_user(
     xrcd: *mut bindings::ib_xrcd,
     udata: *mut bindings::ib_udata,
 ) -> core::ffi::c_int {
-    // SAFETY: The caller's promise (see `# Safety`).
+    // SAFETY: `XrcdHandle::from_raw` takes over a live XRCD the caller
+    // owns and gives up with this call; `from_raw_opt` needs null or valid
+    // udata: both as `# Safety` says.
     let (xrcd, udata) = unsafe { (XrcdHandle::from_raw(xrcd), Udata::from_raw_opt(udata)) };
     match verbs::xrcd::dealloc_xrcd_user(xrcd, udata) {
         Ok(()) => 0,

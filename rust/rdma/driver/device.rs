@@ -24,7 +24,12 @@ use core::{
 };
 use kernel::{
     prelude::*,
-    str::CStr, //
+    str::CStr,
+    sync::aref::{
+        ARef,
+        AlwaysRefCounted, //
+    },
+    types::Opaque, //
 };
 
 /// A device of driver `T`: ib_core's `struct ib_device`, then the driver's
@@ -259,7 +264,57 @@ impl<T: Driver> DeviceGet<T> {
     }
 }
 
-/// A reference to the memory of a device of driver `T` (`get_device`),
+/// The memory of a device (its `struct ib_device` and what follows), as
+/// a reference to its `struct device` keeps it (`get_device`,
+/// `put_device`): not its registration, nor the driver's data, which go
+/// when it is unregistered (`dealloc_driver`). So it offers nothing but
+/// its address; [`DeviceRef`] and the registry's entries are its only
+/// holders, the one place where that reference is counted.
+#[repr(transparent)]
+pub(crate) struct DeviceMemory(Opaque<bindings::ib_device>);
+
+// SAFETY: `get_device` and `put_device` may be called from any thread; the
+// last reference frees the device, from process context (`dec_ref` says
+// so with `might_sleep`, and its holders drop it there).
+unsafe impl AlwaysRefCounted for DeviceMemory {
+    fn inc_ref(&self) {
+        // SAFETY: The device is valid while `self` is borrowed.
+        unsafe { bindings::get_device(super::registry::dev_of(self.as_ptr())) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        kernel::task::might_sleep();
+        // SAFETY: A reference the caller owns (the trait's contract), given
+        // back here; the memory is not used afterwards.
+        unsafe { bindings::put_device(super::registry::dev_of(obj.as_ptr().cast())) };
+    }
+}
+
+// SAFETY: Only the address is reachable through a `DeviceMemory`, and its
+// reference may be given back from any thread.
+unsafe impl Send for DeviceMemory {}
+// SAFETY: As above: a shared `DeviceMemory` allows nothing but its address.
+unsafe impl Sync for DeviceMemory {}
+
+impl DeviceMemory {
+    /// A new reference to the memory of the valid device `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a valid device.
+    pub(super) unsafe fn get(ptr: NonNull<bindings::ib_device>) -> ARef<Self> {
+        // SAFETY: `DeviceMemory` is transparent over the valid device, and
+        // `ARef::from` counts a reference of its own.
+        ARef::from(unsafe { &*ptr.as_ptr().cast::<Self>() })
+    }
+
+    /// The device's address.
+    pub(super) fn as_ptr(&self) -> *mut bindings::ib_device {
+        self.0.get()
+    }
+}
+
+/// A reference to the memory of a device of driver `T` ([`DeviceMemory`]),
 /// which does not keep it registered: for finding the device from a
 /// context that cannot take part in its unregistration (the network's
 /// softirq). [`DeviceRef::try_get`] gives a registration reference while
@@ -267,41 +322,24 @@ impl<T: Driver> DeviceGet<T> {
 ///
 /// # Invariants
 ///
-/// The pointer is a `DriverDevice<T>` on whose `struct device` this object
-/// holds a reference.
-pub(crate) struct DeviceRef<T: Driver>(NonNull<bindings::ib_device>, PhantomData<T>);
-
-// SAFETY: The reference only keeps memory alive; `get_device` and
-// `put_device` may be called from any thread.
-unsafe impl<T: Driver> Send for DeviceRef<T> {}
-// SAFETY: `&DeviceRef` only allows `try_get`, which may run concurrently.
-unsafe impl<T: Driver> Sync for DeviceRef<T> {}
+/// The memory is a `DriverDevice<T>`'s.
+pub(crate) struct DeviceRef<T: Driver>(ARef<DeviceMemory>, PhantomData<T>);
 
 impl<T: Driver> DeviceRef<T> {
     /// A reference to the memory of `dev`.
     pub(crate) fn new(dev: &DriverDevice<T>) -> Self {
-        let ptr = NonNull::from(&dev.ib).cast::<bindings::ib_device>();
-        // SAFETY: `dev` is a valid device; the reference is given back in
-        // `drop`.
-        unsafe { bindings::get_device(super::registry::dev_of(ptr.as_ptr())) };
-        // INVARIANT: Referenced above.
-        Self(ptr, PhantomData)
+        // SAFETY: `dev` is a valid device.
+        let mem = unsafe { DeviceMemory::get(NonNull::from(&dev.ib).cast()) };
+        // INVARIANT: `dev`'s memory.
+        Self(mem, PhantomData)
     }
 
     /// A registration reference, unless the device's unregistration has
     /// begun. Callable in any context.
     pub(crate) fn try_get(&self) -> Option<DeviceGet<T>> {
-        // SAFETY: The memory is valid (type invariant).
-        unsafe { DeviceGet::try_get(self.0) }
-    }
-}
-
-impl<T: Driver> Drop for DeviceRef<T> {
-    fn drop(&mut self) {
-        kernel::task::might_sleep();
-        // SAFETY: The reference of `new`; the last one frees the device,
-        // which process context allows.
-        unsafe { bindings::put_device(super::registry::dev_of(self.0.as_ptr())) };
+        // SAFETY: The memory is valid while referenced, and a
+        // `DriverDevice<T>`'s (type invariant).
+        unsafe { DeviceGet::try_get(NonNull::new_unchecked(self.0.as_ptr())) }
     }
 }
 

@@ -23,6 +23,7 @@ use super::{
     device::{
         DeviceGet,
         DeviceInfo,
+        DeviceMemory,
         DriverDevice,
         NewDevice, //
     },
@@ -38,7 +39,10 @@ use kernel::{
     new_mutex,
     prelude::*,
     str::CStr,
-    sync::Mutex, //
+    sync::{
+        aref::ARef,
+        Mutex, //
+    },
 };
 
 /// The `struct device` of an RDMA device (`ib_device.dev`, the first member
@@ -53,46 +57,37 @@ pub(super) unsafe fn dev_of(ptr: *mut bindings::ib_device) -> *mut bindings::dev
     unsafe { (&raw mut (*ptr).__bindgen_anon_1).cast() }
 }
 
-/// A device of the registry, whose memory it keeps (`get_device`).
-///
-/// # Invariants
-///
-/// The pointer is a device allocated by [`DriverDevice::alloc`] on whose
-/// `struct device` this entry holds a reference.
-struct Entry(NonNull<bindings::ib_device>);
-
-// SAFETY: The entry only keeps the memory alive; `put_device` may be
-// called from any thread.
-unsafe impl Send for Entry {}
+/// A device of the registry, whose memory it keeps.
+struct Entry(ARef<DeviceMemory>);
 
 impl Entry {
+    /// The device.
+    fn ptr(&self) -> NonNull<bindings::ib_device> {
+        // SAFETY: The address of a valid device is not null.
+        unsafe { NonNull::new_unchecked(self.0.as_ptr()) }
+    }
+
     /// Takes a reference to the memory of `ptr`.
     ///
     /// # Safety
     ///
     /// `ptr` is a valid device.
     unsafe fn new(ptr: NonNull<bindings::ib_device>) -> Self {
-        // SAFETY: The device is valid; `get_device` counts a reference to
-        // its memory, which `Entry::release` gives back.
-        unsafe { bindings::get_device(dev_of(ptr.as_ptr())) };
-        // INVARIANT: Referenced above.
-        Self(ptr)
+        // SAFETY: The caller's promise: a valid device.
+        Self(unsafe { DeviceMemory::get(ptr) })
     }
 
     /// Waits until the device is unregistered: unregisters it if it is
     /// registered, or waits for an unregistration under way elsewhere to
     /// complete (`ib_unregister_device`). Then lets go of its memory.
     fn unregister_and_release(self) {
-        let ptr = self.0.as_ptr();
-        // SAFETY: The memory is valid (type invariant). The device either
+        // SAFETY: The memory is valid while referenced. The device either
         // is registered with `dealloc_driver` (it may be unregistered so),
         // or was never registered, or its unregistration began: the
         // function handles all three, under the device's
         // `unregistration_lock`.
-        unsafe { bindings::ib_unregister_device(ptr) };
-        // SAFETY: The reference taken in `Entry::new`; the device is not
-        // used afterwards.
-        unsafe { bindings::put_device(dev_of(ptr)) };
+        unsafe { bindings::ib_unregister_device(self.0.as_ptr()) };
+        // The memory's reference goes with `self`.
     }
 }
 
@@ -161,7 +156,7 @@ impl<T: Driver> Registry<T> {
     fn forget(&self, ptr: NonNull<bindings::ib_device>) {
         let entry = {
             let mut devices = self.devices.lock();
-            let Some(i) = devices.iter().position(|e| e.0 == ptr) else {
+            let Some(i) = devices.iter().position(|e| e.ptr() == ptr) else {
                 return;
             };
             devices.remove(i)
@@ -184,7 +179,7 @@ impl<T: Driver> Registry<T> {
             let mut i = 0;
             while i < devices.len() {
                 // SAFETY: The entry keeps the memory valid.
-                if unsafe { DeviceGet::<T>::try_get(devices[i].0) }.is_some() {
+                if unsafe { DeviceGet::<T>::try_get(devices[i].ptr()) }.is_some() {
                     i += 1;
                     continue;
                 }
@@ -210,7 +205,7 @@ impl<T: Driver> Registry<T> {
         let devices = self.devices.lock();
         devices.iter().find_map(|e| {
             // SAFETY: The entry keeps the memory valid.
-            let dev = unsafe { DeviceGet::<T>::try_get(e.0) }?;
+            let dev = unsafe { DeviceGet::<T>::try_get(e.ptr()) }?;
             pred(&dev).then_some(dev)
         })
     }

@@ -54,8 +54,8 @@ impl Limits {
 
 /// A count of live objects with a limit.
 pub(crate) struct Counter {
-    pub(super) live: Atomic<u32>,
-    pub(super) max: u32,
+    pub(in crate::sw) live: Atomic<u32>,
+    pub(in crate::sw) max: u32,
 }
 
 impl Counter {
@@ -96,25 +96,25 @@ impl Counter {
 /// data by a moment: the one reference-counted part of the device.
 #[pin_data]
 pub(crate) struct Resources {
-    pub(super) ucontexts: Counter,
-    pub(super) pds: Counter,
-    pub(super) xrcds: Counter,
-    pub(super) cqs: Counter,
+    pub(in crate::sw) ucontexts: Counter,
+    pub(in crate::sw) pds: Counter,
+    pub(in crate::sw) xrcds: Counter,
+    pub(in crate::sw) cqs: Counter,
     #[pin]
-    pub(super) qps: Ids,
+    pub(in crate::sw) qps: Ids,
     #[pin]
-    pub(super) mrs: Ids,
+    pub(in crate::sw) mrs: Ids,
     /// The number of the next PD.
-    pub(super) pd_ids: Atomic<u64>,
+    pub(in crate::sw) pd_ids: Atomic<u64>,
     #[pin]
-    pub(super) ahs: AhTable,
-    pub(super) max_ah: u32,
+    pub(in crate::sw) ahs: AhTable,
+    pub(in crate::sw) max_ah: u32,
     /// The GIDs of the port, as ib_core adds and deletes them, for the
     /// data path.
     #[pin]
-    pub(super) gids: GidCache,
+    pub(in crate::sw) gids: GidCache,
     /// What the wire counts.
-    pub(super) wire: Counters,
+    pub(in crate::sw) wire: Counters,
 }
 
 impl Resources {
@@ -197,30 +197,30 @@ pub(super) struct Debugfs {
 /// The data of a device.
 #[pin_data]
 pub(crate) struct SwDevice {
-    pub(super) node_guid: [u8; 8],
+    pub(in crate::sw) node_guid: [u8; 8],
     /// Whether the port has RoCE v1 GIDs too ([`Limits::roce_v1`]).
     pub(super) roce_v1: bool,
     /// The netdev of the port, until it unregisters (ib_core asks for it
     /// with `get_netdev`).
     /// Every send reads it (its MTU and MAC) without a lock.
     #[pin]
-    pub(super) netdev: PublishedNetDevice,
+    pub(in crate::sw) netdev: PublishedNetDevice,
     /// Where the tap finds the devices by netdev.
-    pub(super) ports: Arc<Ports>,
+    pub(in crate::sw) ports: Arc<Ports>,
     /// The device's entry there, while it has its netdev.
     #[pin]
-    pub(super) port: Mutex<Option<PortBinding>>,
-    pub(super) res: Arc<Resources>,
+    pub(in crate::sw) port: Mutex<Option<PortBinding>>,
+    pub(in crate::sw) res: Arc<Resources>,
     /// Made once ib_core accepted the device's name (a name already taken
     /// must not clash in debugfs first).
     #[pin]
     pub(super) debugfs: Mutex<Option<Debugfs>>,
     /// The QPs by number, for the data path.
     #[pin]
-    pub(super) qp_table: RcuTable<QpCore>,
+    pub(in crate::sw) qp_table: RcuTable<QpCore>,
     /// The memory regions by index (a key's upper 24 bits).
     #[pin]
-    pub(super) mr_table: RcuTable<MrCore>,
+    pub(in crate::sw) mr_table: RcuTable<MrCore>,
 }
 
 /// The node GUID of a MAC address: its modified EUI-64
@@ -380,7 +380,7 @@ impl SwDevice {
 
 /// The data of an address handle: its number in the device's table.
 pub(crate) struct SwAh {
-    pub(super) num: u32,
+    pub(in crate::sw) num: u32,
 }
 
 /// The data of an XRC domain and user context: nothing beyond the count in
@@ -391,7 +391,7 @@ pub(crate) struct SwObject;
 /// keep (never a pointer: a memory region's PD changes, and the data path
 /// compares PDs under RCU).
 pub(crate) struct SwPd {
-    pub(super) id: u64,
+    pub(in crate::sw) id: u64,
 }
 
 impl SwPd {

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The BTH opcodes (IBTA 1.7, 9.2 and table 35; soft-RoCE's
+//! `rxe_opcode.c`): for each opcode of a reliable connection (RC), an
+//! unreliable one (UC) and a datagram (UD), the headers that follow the
+//! BTH and what the packet is. rv0 sends and takes the two UD SENDs today;
+//! the reliable transport will read every other opcode through the same
+//! table. (Linux has no RD QPs and soft-RoCE takes no RD packet, so RD's
+//! opcodes are left out; XRC's would add the XRCETH to RC's requests.)
+
+/// What follows the BTH, in the order of the packet, and what the packet
+/// is (`rxe_hdr_mask`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hdrs(u32);
+
+impl Hdrs {
+    /// Datagram extended transport header: Q_Key, source QP (8 bytes).
+    pub(crate) const DETH: Self = Self(1 << 0);
+    /// RDMA extended transport header: virtual address, R_Key, DMA
+    /// length (16 bytes).
+    pub(crate) const RETH: Self = Self(1 << 1);
+    /// Atomic extended transport header: virtual address, R_Key, swap or
+    /// add data, compare data (28 bytes).
+    pub(crate) const ATMETH: Self = Self(1 << 2);
+    /// ACK extended transport header: syndrome, MSN (4 bytes).
+    pub(crate) const AETH: Self = Self(1 << 3);
+    /// Atomic acknowledge extended transport header: original remote
+    /// data (8 bytes).
+    pub(crate) const ATMACK: Self = Self(1 << 4);
+    /// Immediate data (4 bytes).
+    pub(crate) const IMMDT: Self = Self(1 << 5);
+    /// Invalidate extended transport header: the R_Key to invalidate (4
+    /// bytes).
+    pub(crate) const IETH: Self = Self(1 << 6);
+    /// Flush extended transport header: selectivity and placement type (4
+    /// bytes), before the RETH.
+    pub(crate) const FETH: Self = Self(1 << 7);
+    /// The packet carries a payload.
+    pub(crate) const PAYLOAD: Self = Self(1 << 8);
+    /// A request (else a response or an acknowledgement).
+    pub(crate) const REQ: Self = Self(1 << 9);
+    /// The first packet of a message (FIRST or ONLY).
+    pub(crate) const START: Self = Self(1 << 10);
+    /// The last packet of a message (LAST or ONLY).
+    pub(crate) const END: Self = Self(1 << 11);
+
+    /// The extended headers in the order they follow the BTH, with their
+    /// lengths (the FETH comes before the RETH of a FLUSH).
+    const ORDER: [(Self, usize); 8] = [
+        (Self::DETH, 8),
+        (Self::FETH, 4),
+        (Self::RETH, 16),
+        (Self::ATMETH, 28),
+        (Self::AETH, 4),
+        (Self::ATMACK, 8),
+        (Self::IMMDT, 4),
+        (Self::IETH, 4),
+    ];
+
+    /// `self` and `other`.
+    pub(crate) const fn with(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Whether `self` has all of `other`.
+    pub(crate) const fn has(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bytes of the extended headers after the BTH.
+    pub(crate) const fn len(self) -> usize {
+        let mut len = 0;
+        let mut i = 0;
+        while i < Self::ORDER.len() {
+            if self.has(Self::ORDER[i].0) {
+                len += Self::ORDER[i].1;
+            }
+            i += 1;
+        }
+        len
+    }
+
+    /// Where header `h` starts after the BTH, if the packet has it.
+    pub(crate) const fn offset(self, h: Self) -> Option<usize> {
+        if !self.has(h) {
+            return None;
+        }
+        let mut off = 0;
+        let mut i = 0;
+        while i < Self::ORDER.len() {
+            if Self::ORDER[i].0 .0 == h.0 {
+                return Some(off);
+            }
+            if self.has(Self::ORDER[i].0) {
+                off += Self::ORDER[i].1;
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// The transport of an opcode: its top three bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// Reliable connection (0x00-0x1f).
+    Rc,
+    /// Unreliable connection (0x20-0x3f).
+    Uc,
+    /// Unreliable datagram (0x60-0x7f).
+    Ud,
+}
+
+/// What an opcode is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Opcode {
+    /// The opcode.
+    pub(crate) code: u8,
+    /// Its headers and kind.
+    pub(crate) hdrs: Hdrs,
+}
+
+impl Opcode {
+    /// The transport the opcode belongs to.
+    pub(crate) fn transport(&self) -> Transport {
+        match self.code >> 5 {
+            0 => Transport::Rc,
+            1 => Transport::Uc,
+            _ => Transport::Ud,
+        }
+    }
+}
+
+/// The operations of a connected transport (the low five bits), with their
+/// headers: `rxe_opcode.c`'s table for RC, of which UC has the SENDs and
+/// RDMA WRITEs.
+const CONNECTED: [(u8, Hdrs, bool); 24] = {
+    let p = Hdrs::PAYLOAD;
+    let rp = Hdrs::REQ.with(p);
+    let s = Hdrs::START;
+    let e = Hdrs::END;
+    let se = s.with(e);
+    [
+        // (low bits, headers, also UC); IBTA's names.
+        (0x00, rp.with(s), true),                    // SEND_FIRST
+        (0x01, rp, true),                            // SEND_MIDDLE
+        (0x02, rp.with(e), true),                    // SEND_LAST
+        (0x03, rp.with(e).with(Hdrs::IMMDT), true),  // SEND_LAST_WITH_IMMEDIATE
+        (0x04, rp.with(se), true),                   // SEND_ONLY
+        (0x05, rp.with(se).with(Hdrs::IMMDT), true), // SEND_ONLY_WITH_IMMEDIATE
+        (0x06, rp.with(s).with(Hdrs::RETH), true),   // RDMA_WRITE_FIRST
+        (0x07, rp, true),                            // RDMA_WRITE_MIDDLE
+        (0x08, rp.with(e), true),                    // RDMA_WRITE_LAST
+        (0x09, rp.with(e).with(Hdrs::IMMDT), true),  // RDMA_WRITE_LAST_WITH_IMMEDIATE
+        (0x0a, rp.with(se).with(Hdrs::RETH), true),  // RDMA_WRITE_ONLY
+        (0x0b, rp.with(se).with(Hdrs::RETH).with(Hdrs::IMMDT), true), // ..._ONLY_WITH_IMMEDIATE
+        (0x0c, Hdrs::REQ.with(se).with(Hdrs::RETH), false), // RDMA_READ_REQUEST
+        (0x0d, p.with(s).with(Hdrs::AETH), false),   // RDMA_READ_RESPONSE_FIRST
+        (0x0e, p, false),                            // RDMA_READ_RESPONSE_MIDDLE
+        (0x0f, p.with(e).with(Hdrs::AETH), false),   // RDMA_READ_RESPONSE_LAST
+        (0x10, p.with(se).with(Hdrs::AETH), false),  // RDMA_READ_RESPONSE_ONLY
+        (0x11, se.with(Hdrs::AETH), false),          // ACKNOWLEDGE
+        (0x12, se.with(Hdrs::AETH).with(Hdrs::ATMACK), false), // ATOMIC_ACKNOWLEDGE
+        (0x13, Hdrs::REQ.with(se).with(Hdrs::ATMETH), false), // COMPARE_SWAP
+        (0x14, Hdrs::REQ.with(se).with(Hdrs::ATMETH), false), // FETCH_ADD
+        (0x16, rp.with(e).with(Hdrs::IETH), false),  // SEND_LAST_WITH_INVALIDATE
+        (0x17, rp.with(se).with(Hdrs::IETH), false), // SEND_ONLY_WITH_INVALIDATE
+        (
+            0x1c,
+            Hdrs::REQ.with(se).with(Hdrs::FETH).with(Hdrs::RETH),
+            false,
+        ), // FLUSH
+    ]
+};
+
+/// `RDMA_ATOMIC_WRITE` (0x1d): a RETH and 8 bytes of payload, RC only.
+const ATOMIC_WRITE: (u8, Hdrs) = (
+    0x1d,
+    Hdrs::REQ
+        .with(Hdrs::PAYLOAD)
+        .with(Hdrs::START)
+        .with(Hdrs::END)
+        .with(Hdrs::RETH),
+);
+
+/// Every opcode, indexed by its number.
+const TABLE: [Option<Opcode>; 256] = {
+    let mut t: [Option<Opcode>; 256] = [None; 256];
+    let mut i = 0;
+    while i < CONNECTED.len() {
+        let (low, hdrs, uc) = CONNECTED[i];
+        t[low as usize] = Some(Opcode { code: low, hdrs });
+        if uc {
+            t[0x20 | low as usize] = Some(Opcode {
+                code: 0x20 | low,
+                hdrs,
+            });
+        }
+        // UD has the two SEND_ONLYs, with a DETH.
+        if low == 0x04 || low == 0x05 {
+            t[0x60 | low as usize] = Some(Opcode {
+                code: 0x60 | low,
+                hdrs: hdrs.with(Hdrs::DETH),
+            });
+        }
+        i += 1;
+    }
+    let (low, hdrs) = ATOMIC_WRITE;
+    t[low as usize] = Some(Opcode { code: low, hdrs });
+    t
+};
+
+/// What opcode `code` is; `None` for one of no transport rv0 knows.
+pub(crate) fn lookup(code: u8) -> Option<&'static Opcode> {
+    TABLE[usize::from(code)].as_ref()
+}
+
+/// `UD SEND_ONLY`.
+pub(crate) const UD_SEND_ONLY: u8 = 0x64;
+
+/// `UD SEND_ONLY_WITH_IMMEDIATE`.
+pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x65;
+
+// The table against IBTA's lengths, checked when the module is built.
+const _: () = {
+    let Some(ud) = TABLE[UD_SEND_ONLY as usize] else {
+        panic!()
+    };
+    assert!(ud.hdrs.len() == 8 && ud.hdrs.has(Hdrs::DETH.with(Hdrs::PAYLOAD)));
+    let Some(udi) = TABLE[UD_SEND_ONLY_WITH_IMMEDIATE as usize] else {
+        panic!()
+    };
+    assert!(udi.hdrs.len() == 12);
+    assert!(matches!(udi.hdrs.offset(Hdrs::IMMDT), Some(8)));
+    let Some(wi) = TABLE[0x0b] else { panic!() };
+    assert!(wi.hdrs.len() == 20 && matches!(wi.hdrs.offset(Hdrs::IMMDT), Some(16)));
+    let Some(ack) = TABLE[0x12] else { panic!() };
+    assert!(ack.hdrs.len() == 12 && matches!(ack.hdrs.offset(Hdrs::ATMACK), Some(4)));
+    let Some(cas) = TABLE[0x13] else { panic!() };
+    assert!(cas.hdrs.len() == 28);
+    let Some(flush) = TABLE[0x1c] else { panic!() };
+    assert!(flush.hdrs.len() == 20 && matches!(flush.hdrs.offset(Hdrs::RETH), Some(4)));
+    assert!(TABLE[0x15].is_none() && TABLE[0x2c].is_none() && TABLE[0x66].is_none());
+    assert!(TABLE[0x3d].is_none() && TABLE[0x24].is_some());
+};
