@@ -23,12 +23,13 @@
 
 PROBE=${1:?usage: bench.sh BUILD_DIR}/ah_probe
 MANY=$1/ud_many
+RATE=$1/net_rate
 CHURN=$1/verbs_churn
 CHURN_COUNT=${RVERBS_BENCH_CHURN:-1000}
 COUNT=${RVERBS_BENCH_COUNT:-2000}
 ROUNDS=${RVERBS_BENCH_ROUNDS:-5}
 
-trap 'rdma link del rvd0 2>/dev/null; ip netns exec $NS rdma link del rvd1 2>/dev/null; ip link del vethd0 2>/dev/null; teardown' EXIT
+trap 'rdma link del rvd0 2>/dev/null; ip netns exec $NS rdma link del rvd1 2>/dev/null; ip link del vethd0 2>/dev/null; ip link del vethu0 2>/dev/null; teardown' EXIT
 # max_ah: room on rv0 for the scale case (SCALE live AHs).
 SCALE=${RVERBS_BENCH_SCALE:-100000}
 modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" max_ah=$((SCALE + 1000)) &&
@@ -403,3 +404,60 @@ while IFS='|' read -r name args field faster; do
 	fi
 done <<<"$MANY_CASES"
 echo "(rv faster: rxe's time over rv's, or rv's rate over rxe's; above 1.00x rv is faster)"
+
+# What the receive hook costs other traffic (issue 28): plain UDP and TCP
+# to a socket in namespace $NS over a veth pair of their own (vethu0 here,
+# vethu1 there), which carries no RDMA device, while rvd1 is bound in $NS
+# (its hook registered there: every locally delivered packet of $NS passes
+# it) and while it is not (rvd1 deleted: no hook in $NS); the two
+# alternate within each round. A namespace without an rv device has no
+# hook at all (rv0_tap.sh).
+printf '%s\n' "link add vethu0 type veth peer name vethu1" "link set vethu1 netns $NS" \
+	"addr add 198.18.5.1/24 dev vethu0" "link set vethu0 up" | ip -batch - &&
+	printf '%s\n' "addr add 198.18.5.2/24 dev vethu1" "link set vethu1 up" | ip -n $NS -batch - &&
+	ping -c 1 -W 5 198.18.5.2 >/dev/null || { echo "bench: hook cost setup failed" >&2; exit 1; }
+RATE_PORT=5300
+# rate_run udp|tcp - one run: the receiver's rate, datagrams or bytes per second.
+rate_run() {
+	local out srv r
+	RATE_PORT=$((RATE_PORT + 1))
+	out=$(mktemp)
+	ip netns exec $NS timeout 60 "$RATE" "$1-recv" $RATE_PORT "$MANY_SECS" >"$out" 2>&1 &
+	srv=$!
+	wait_until 30 has_line "$out" listening
+	timeout 60 "$RATE" "$1-send" 198.18.5.2 $RATE_PORT "$MANY_SECS" ||
+		{ echo "bench: net_rate $1-send failed" >&2; exit 1; }
+	wait $srv || { echo "bench: net_rate $1-recv failed:" >&2; cat "$out" >&2; exit 1; }
+	r=$(sed -n 's/^rate_per_s //p' "$out")
+	rm -f "$out"
+	echo "$r"
+}
+# hooked yes|no - rvd1 bound in $NS (the hook there) or not.
+hooked() {
+	if [ "$1" = yes ]; then
+		ip netns exec $NS rdma link add rvd1 type rverbs netdev vethd1 &&
+			wait_until 10 gid_index rvd1 ::ffff:198.18.3.2 >/dev/null
+	else
+		ip netns exec $NS rdma link del rvd1
+	fi || { echo "bench: rvd1 $1 failed" >&2; exit 1; }
+}
+printf '\n%-44s %12s %12s %8s\n' "the hook's cost to other traffic, median of $ROUNDS x $MANY_SECS s" \
+	"no hook" "hook" "hook/no"
+for kind in udp tcp; do
+	x=()
+	v=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		v+=("$(rate_run $kind)")
+		hooked no
+		x+=("$(rate_run $kind)")
+		hooked yes
+	done
+	xm=$(printf '%s\n' "${x[@]}" | median)
+	vm=$(printf '%s\n' "${v[@]}" | median)
+	if [ $kind = udp ]; then name="UDP, 64-byte datagrams received (per s)"; else
+		name="TCP, bytes received (per s)"
+	fi
+	printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$vm" "$xm")"
+done
+echo "(a netdev without an RDMA device, in a namespace with an rv device and without;"
+echo " hook/no below 1.00x is what the hook costs, within the run's noise otherwise)"
