@@ -30,6 +30,7 @@ pub(crate) use counters::{
 };
 use opcode::{
     Hdrs,
+    Opcode,
     Transport,
     UD_SEND_ONLY,
     UD_SEND_ONLY_WITH_IMMEDIATE, //
@@ -112,21 +113,16 @@ impl Outgoing {
     }
 
     /// The opcode: a UD SEND_ONLY, with immediate data or not.
-    fn opcode(&self) -> u8 {
+    fn opcode(&self) -> &'static Opcode {
         if self.imm.is_some() {
-            UD_SEND_ONLY_WITH_IMMEDIATE
+            &UD_SEND_ONLY_WITH_IMMEDIATE
         } else {
-            UD_SEND_ONLY
+            &UD_SEND_ONLY
         }
     }
 
-    /// The headers after the BTH, from the opcode table.
-    fn hdrs(&self) -> Hdrs {
-        opcode::lookup(self.opcode()).map_or(Hdrs::DETH, |op| op.hdrs)
-    }
-
     fn transport_len(&self) -> usize {
-        BTH_LEN + self.hdrs().len()
+        BTH_LEN + self.opcode().len
     }
 
     /// The bytes of the whole IP packet.
@@ -202,19 +198,19 @@ impl Outgoing {
         let b = &mut buf[t..t + BTH_LEN];
         // BTH (`rxe_hdr.h:bth_init`): no migration, no acknowledgement
         // request for UD, transport version 0.
-        b[0] = self.opcode();
+        let op = self.opcode();
+        b[0] = op.code;
         // CAST: 0..=3.
         b[1] = (if self.solicited { 0x80 } else { 0 }) | ((self.pad() as u8) << 4);
         b[2..4].copy_from_slice(&DEFAULT_PKEY.to_be_bytes());
         b[4..8].copy_from_slice(&(self.dest_qpn & MASK_24).to_be_bytes());
         b[8..12].copy_from_slice(&self.psn.value().to_be_bytes());
-        let hdrs = self.hdrs();
-        if let Some(off) = hdrs.offset(Hdrs::DETH) {
+        if let Some(off) = op.offset(Hdrs::DETH) {
             let d = t + BTH_LEN + off;
             buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
             buf[d + 4..d + 8].copy_from_slice(&(self.src_qpn & MASK_24).to_be_bytes());
         }
-        if let (Some(imm), Some(off)) = (self.imm, hdrs.offset(Hdrs::IMMDT)) {
+        if let (Some(imm), Some(off)) = (self.imm, op.offset(Hdrs::IMMDT)) {
             let p = t + BTH_LEN + off;
             buf[p..p + 4].copy_from_slice(&imm.to_ne_bytes());
         }
@@ -410,12 +406,12 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     }
     // A UD QP takes the UD opcodes only (`rxe_recv.c:check_type_state`),
     // the two SEND_ONLYs.
-    let hdrs = match opcode::lookup(opcode) {
-        Some(op) if op.transport() == Transport::Ud => op.hdrs,
+    let op = match opcode::lookup(opcode) {
+        Some(op) if op.transport() == Transport::Ud => op,
         _ => return Err(Malformed::Opcode),
     };
-    let hdr = BTH_LEN + hdrs.len();
-    let deth = BTH_LEN + hdrs.offset(Hdrs::DETH).ok_or(Malformed::Opcode)?;
+    let hdr = BTH_LEN + op.len;
+    let deth = BTH_LEN + op.offset(Hdrs::DETH).ok_or(Malformed::Opcode)?;
     let pad = usize::from((b[1] >> 4) & 3);
     if pkt.len() < hdr + pad + ICRC_LEN {
         return Err(Malformed::Length);
@@ -426,7 +422,7 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         return Err(Malformed::Icrc);
     }
     let word = |at: usize| u32::from_be_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]]);
-    let imm = hdrs.offset(Hdrs::IMMDT).map(|off| {
+    let imm = op.offset(Hdrs::IMMDT).map(|off| {
         let at = BTH_LEN + off;
         u32::from_ne_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]])
     });

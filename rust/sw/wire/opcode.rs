@@ -14,27 +14,30 @@
 pub(crate) struct Hdrs(u32);
 
 impl Hdrs {
+    // The extended headers' bits are their places in the packet
+    // ([`Hdrs::ORDER`]).
+
     /// Datagram extended transport header: Q_Key, source QP (8 bytes).
     pub(crate) const DETH: Self = Self(1 << 0);
-    /// RDMA extended transport header: virtual address, R_Key, DMA
-    /// length (16 bytes).
-    pub(crate) const RETH: Self = Self(1 << 1);
-    /// Atomic extended transport header: virtual address, R_Key, swap or
-    /// add data, compare data (28 bytes).
-    pub(crate) const ATMETH: Self = Self(1 << 2);
-    /// ACK extended transport header: syndrome, MSN (4 bytes).
-    pub(crate) const AETH: Self = Self(1 << 3);
-    /// Atomic acknowledge extended transport header: original remote
-    /// data (8 bytes).
-    pub(crate) const ATMACK: Self = Self(1 << 4);
-    /// Immediate data (4 bytes).
-    pub(crate) const IMMDT: Self = Self(1 << 5);
-    /// Invalidate extended transport header: the R_Key to invalidate (4
-    /// bytes).
-    pub(crate) const IETH: Self = Self(1 << 6);
     /// Flush extended transport header: selectivity and placement type (4
     /// bytes), before the RETH.
-    pub(crate) const FETH: Self = Self(1 << 7);
+    pub(crate) const FETH: Self = Self(1 << 1);
+    /// RDMA extended transport header: virtual address, R_Key, DMA
+    /// length (16 bytes).
+    pub(crate) const RETH: Self = Self(1 << 2);
+    /// Atomic extended transport header: virtual address, R_Key, swap or
+    /// add data, compare data (28 bytes).
+    pub(crate) const ATMETH: Self = Self(1 << 3);
+    /// ACK extended transport header: syndrome, MSN (4 bytes).
+    pub(crate) const AETH: Self = Self(1 << 4);
+    /// Atomic acknowledge extended transport header: original remote
+    /// data (8 bytes).
+    pub(crate) const ATMACK: Self = Self(1 << 5);
+    /// Immediate data (4 bytes).
+    pub(crate) const IMMDT: Self = Self(1 << 6);
+    /// Invalidate extended transport header: the R_Key to invalidate (4
+    /// bytes).
+    pub(crate) const IETH: Self = Self(1 << 7);
     /// The packet carries a payload.
     pub(crate) const PAYLOAD: Self = Self(1 << 8);
     /// A request (else a response or an acknowledgement).
@@ -111,16 +114,48 @@ pub(crate) enum Transport {
     Ud,
 }
 
-/// What an opcode is.
+/// What an opcode is, with the lengths and offsets of its headers worked
+/// out when the module is built (a packet's way reads them, nothing more).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Opcode {
     /// The opcode.
     pub(crate) code: u8,
     /// Its headers and kind.
     pub(crate) hdrs: Hdrs,
+    /// The bytes of its extended headers.
+    pub(crate) len: usize,
+    /// Where each extended header starts after the BTH, by its place in
+    /// [`Hdrs::ORDER`] (0 where it has none).
+    offsets: [u8; 8],
 }
 
 impl Opcode {
+    const fn new(code: u8, hdrs: Hdrs) -> Self {
+        let mut offsets = [0; 8];
+        let mut i = 0;
+        while i < Hdrs::ORDER.len() {
+            if let Some(off) = hdrs.offset(Hdrs::ORDER[i].0) {
+                // CAST: At most 28 + 16 + 4 bytes before any header.
+                offsets[i] = off as u8;
+            }
+            i += 1;
+        }
+        Self {
+            code,
+            hdrs,
+            len: hdrs.len(),
+            offsets,
+        }
+    }
+
+    /// Where extended header `h` (one of them) starts after the BTH, if
+    /// the packet has it.
+    pub(crate) fn offset(&self, h: Hdrs) -> Option<usize> {
+        // CAST: A bit below 8, the header's place in the packet.
+        let place = h.0.trailing_zeros() as usize;
+        (self.hdrs.has(h) && place < self.offsets.len()).then(|| usize::from(self.offsets[place]))
+    }
+
     /// The transport the opcode belongs to.
     pub(crate) fn transport(&self) -> Transport {
         match self.code >> 5 {
@@ -184,31 +219,28 @@ const ATOMIC_WRITE: (u8, Hdrs) = (
 );
 
 /// Every opcode, indexed by its number.
-const TABLE: [Option<Opcode>; 256] = {
+static TABLE: [Option<Opcode>; 256] = table();
+
+/// [`TABLE`], built when the module is built.
+const fn table() -> [Option<Opcode>; 256] {
     let mut t: [Option<Opcode>; 256] = [None; 256];
     let mut i = 0;
     while i < CONNECTED.len() {
         let (low, hdrs, uc) = CONNECTED[i];
-        t[low as usize] = Some(Opcode { code: low, hdrs });
+        t[low as usize] = Some(Opcode::new(low, hdrs));
         if uc {
-            t[0x20 | low as usize] = Some(Opcode {
-                code: 0x20 | low,
-                hdrs,
-            });
+            t[0x20 | low as usize] = Some(Opcode::new(0x20 | low, hdrs));
         }
         // UD has the two SEND_ONLYs, with a DETH.
         if low == 0x04 || low == 0x05 {
-            t[0x60 | low as usize] = Some(Opcode {
-                code: 0x60 | low,
-                hdrs: hdrs.with(Hdrs::DETH),
-            });
+            t[0x60 | low as usize] = Some(Opcode::new(0x60 | low, hdrs.with(Hdrs::DETH)));
         }
         i += 1;
     }
     let (low, hdrs) = ATOMIC_WRITE;
-    t[low as usize] = Some(Opcode { code: low, hdrs });
+    t[low as usize] = Some(Opcode::new(low, hdrs));
     t
-};
+}
 
 /// What opcode `code` is; `None` for one of no transport rv0 knows.
 pub(crate) fn lookup(code: u8) -> Option<&'static Opcode> {
@@ -216,30 +248,40 @@ pub(crate) fn lookup(code: u8) -> Option<&'static Opcode> {
 }
 
 /// `UD SEND_ONLY`.
-pub(crate) const UD_SEND_ONLY: u8 = 0x64;
+pub(crate) const UD_SEND_ONLY: Opcode = entry(0x64);
 
 /// `UD SEND_ONLY_WITH_IMMEDIATE`.
-pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: u8 = 0x65;
+pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: Opcode = entry(0x65);
+
+/// The table's entry of `code`, which has one (else the build fails).
+const fn entry(code: u8) -> Opcode {
+    match table()[code as usize] {
+        Some(op) => op,
+        None => panic!("no such opcode"),
+    }
+}
 
 // The table against IBTA's lengths, checked when the module is built.
 const _: () = {
-    let Some(ud) = TABLE[UD_SEND_ONLY as usize] else {
-        panic!()
-    };
-    assert!(ud.hdrs.len() == 8 && ud.hdrs.has(Hdrs::DETH.with(Hdrs::PAYLOAD)));
-    let Some(udi) = TABLE[UD_SEND_ONLY_WITH_IMMEDIATE as usize] else {
-        panic!()
-    };
-    assert!(udi.hdrs.len() == 12);
+    // Each extended header's bit is its place in the packet.
+    let mut i = 0;
+    while i < Hdrs::ORDER.len() {
+        assert!(Hdrs::ORDER[i].0 .0 == 1 << i);
+        i += 1;
+    }
+    let ud = UD_SEND_ONLY;
+    assert!(ud.len == 8 && ud.hdrs.has(Hdrs::DETH.with(Hdrs::PAYLOAD)));
+    let udi = UD_SEND_ONLY_WITH_IMMEDIATE;
+    assert!(udi.len == 12 && udi.offsets[0] == 0 && udi.offsets[6] == 8);
     assert!(matches!(udi.hdrs.offset(Hdrs::IMMDT), Some(8)));
-    let Some(wi) = TABLE[0x0b] else { panic!() };
-    assert!(wi.hdrs.len() == 20 && matches!(wi.hdrs.offset(Hdrs::IMMDT), Some(16)));
-    let Some(ack) = TABLE[0x12] else { panic!() };
-    assert!(ack.hdrs.len() == 12 && matches!(ack.hdrs.offset(Hdrs::ATMACK), Some(4)));
-    let Some(cas) = TABLE[0x13] else { panic!() };
-    assert!(cas.hdrs.len() == 28);
-    let Some(flush) = TABLE[0x1c] else { panic!() };
-    assert!(flush.hdrs.len() == 20 && matches!(flush.hdrs.offset(Hdrs::RETH), Some(4)));
-    assert!(TABLE[0x15].is_none() && TABLE[0x2c].is_none() && TABLE[0x66].is_none());
-    assert!(TABLE[0x3d].is_none() && TABLE[0x24].is_some());
+    let wi = entry(0x0b);
+    assert!(wi.len == 20 && wi.offsets[2] == 0 && wi.offsets[6] == 16);
+    let ack = entry(0x12);
+    assert!(ack.len == 12 && ack.offsets[4] == 0 && ack.offsets[5] == 4);
+    assert!(entry(0x13).len == 28);
+    let flush = entry(0x1c);
+    assert!(flush.len == 20 && flush.offsets[1] == 0 && flush.offsets[2] == 4);
+    let t = table();
+    assert!(t[0x15].is_none() && t[0x2c].is_none() && t[0x66].is_none());
+    assert!(t[0x3d].is_none() && t[0x24].is_some());
 };
