@@ -432,7 +432,9 @@ rate_run() {
 	rm -f "$out"
 	echo "$r"
 }
-# hooked yes|no - rvd1 bound in $NS (the hook there) or not.
+# hooked yes|no - rvd1 bound in $NS (the hook there) or not; then 2 s for
+# the work a device's coming or going starts (GID table, netdev events) to
+# end before anything is measured.
 hooked() {
 	if [ "$1" = yes ]; then
 		ip netns exec $NS rdma link add rvd1 type rverbs netdev vethd1 &&
@@ -440,18 +442,27 @@ hooked() {
 	else
 		ip netns exec $NS rdma link del rvd1
 	fi || { echo "bench: rvd1 $1 failed" >&2; exit 1; }
+	sleep 2
 }
 printf '\n%-44s %12s %12s %8s\n' "the hook's cost to other traffic, median of $ROUNDS x $MANY_SECS s" \
 	"no hook" "hook" "hook/no"
 for kind in udp tcp; do
 	x=()
 	v=()
+	# Each round measures both, in turns: hook first in even rounds, last
+	# in odd ones, so that neither always follows a change.
 	for ((i = 0; i < ROUNDS; i++)); do
-		v+=("$(rate_run $kind)")
-		hooked no
-		x+=("$(rate_run $kind)")
-		hooked yes
+		if ((i % 2 == 0)); then
+			v+=("$(rate_run $kind)")
+			hooked no
+			x+=("$(rate_run $kind)")
+		else
+			x+=("$(rate_run $kind)")
+			hooked yes
+			v+=("$(rate_run $kind)")
+		fi
 	done
+	((ROUNDS % 2 == 1)) && hooked yes
 	xm=$(printf '%s\n' "${x[@]}" | median)
 	vm=$(printf '%s\n' "${v[@]}" | median)
 	if [ $kind = udp ]; then name="UDP, 64-byte datagrams received (per s)"; else
