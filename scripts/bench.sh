@@ -469,6 +469,9 @@ for kind in udp tcp; do
 		name="TCP, bytes received (per s)"
 	fi
 	printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$vm" "$xm")"
+	# The spread of the rounds, which says how much of the ratio is noise.
+	printf '  rounds, no hook: %s\n  rounds, hook:    %s\n' "$(printf '%s ' "${x[@]}")" \
+		"$(printf '%s ' "${v[@]}")"
 done
 echo "(a netdev without an RDMA device, in a namespace with an rv device and without;"
-echo " hook/no below 1.00x is what the hook costs, within the run's noise otherwise)"
+echo " hook/no below 1.00x is what the hook costs, within the rounds' spread otherwise)"
