@@ -381,6 +381,23 @@ else
 	not_ok "kmemleak's summary after the planted leak's window: not flagged"
 fi
 
+# rverbs_detectors.sh's save of the earlier tests' leaks, just before the
+# planted one (its marker): its scans' summary is no finding (the objects
+# saved are judged one by one); the same summary without the marker is.
+cat >"$tmp/save.log" <<'EOF'
+[    1.000000] rverbs-vm: test rverbs_detectors.sh (tainted 0)
+[    2.000000] rverbs-expect: kmemleak-save
+[    3.000000] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
+[    4.000000] rverbs-expect: begin detector leak (tainted 0)
+EOF
+grep -v kmemleak-save "$tmp/save.log" >"$tmp/nosave.log"
+if "$top/scripts/logcheck.sh" "$tmp/save.log" >/dev/null &&
+	! "$top/scripts/logcheck.sh" "$tmp/nosave.log" >/dev/null; then
+	ok "kmemleak's summary of the detectors' save: not flagged, flagged without its marker"
+else
+	not_ok "kmemleak's summary of the detectors' save: not flagged, flagged without its marker"
+fi
+
 # The final scans' summary (after "rverbs-vm: done"): each object is judged
 # by guest.sh and vm.sh instead; one during the run still fails.
 cat >"$tmp/final.log" <<'EOF'
