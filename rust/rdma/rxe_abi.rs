@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Soft-RoCE's user ABI, for a driver whose devices rdma-core's unmodified
-//! rxe provider drives (as rv0's): the queues shared with userspace
+//! rxe provider drives: the queues shared with userspace
 //! ([`ring`]), the work queue elements the provider writes into them
 //! ([`wqe`]) and the driver id that selects the provider.
 //!

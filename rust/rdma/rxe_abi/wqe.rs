@@ -68,7 +68,7 @@ mod wqe_layout {
     pub(super) const SGE_LKEY: usize = offset_of!(rxe_sge, lkey);
     pub(super) const SGE: usize = size_of::<rxe_sge>();
 
-    // The ABI as `Documentation/rv0-datapath.rst` lists it.
+    // The ABI as soft-RoCE's header lays it out (`rdma_user_rxe.h`).
     const _: () = assert!(OPCODE == 12 && REMOTE_QPN == 24 && AH_NUM == 36);
     const _: () = assert!(SEND_LENGTH == 184 && SEND_NUM_SGE == 196 && SEND_SGE == 208);
     const _: () = assert!(RECV_NUM_SGE == 28 && RECV_SGE == 40 && SGE == 16);
