@@ -117,7 +117,7 @@ bool rverbs_skb_csum_unnecessary(const struct sk_buff *skb);
 int rverbs_skb_linearize(struct sk_buff *skb);
 const u8 *rverbs_skb_network_bytes(const struct sk_buff *skb, size_t *len);
 size_t rverbs_skb_copy_network(const struct sk_buff *skb, u8 *buf, size_t len);
-struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len);
+struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len, bool atomic);
 u8 *rverbs_skb_data(const struct sk_buff *skb, size_t *len);
 void rverbs_kfree_skb(struct sk_buff *skb);
 

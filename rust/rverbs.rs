@@ -53,6 +53,11 @@ module! {
             default: 1024,
             description: "XRC domains per rv device (set before rdma link add)",
         },
+        rc: u32 {
+            default: 0,
+            description: "1: rv devices take RC QPs (SENDs only for now; issue 29's \
+                          transport is not complete: off by default until it is)",
+        },
         roce_v1: u32 {
             default: 0,
             description: "1: rv devices get RoCE v1 GIDs too, for RoCE v1 address handles; \

@@ -34,6 +34,7 @@ pub(crate) mod link;
 pub(crate) mod mr;
 pub(crate) mod port;
 pub(crate) mod qp;
+pub(crate) mod rc;
 pub(crate) mod receive;
 pub(crate) mod tx;
 pub(crate) mod wire;

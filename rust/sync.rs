@@ -15,7 +15,10 @@ use kernel::{
         Backend,
         Lock, //
     },
-    workqueue::Work,
+    workqueue::{
+        DelayedWork,
+        Work, //
+    },
 };
 
 /// Creates a [`SpinLockBh`] initialiser with a new lock class.
@@ -83,6 +86,23 @@ pub(crate) fn flush_work<T: ?Sized, const ID: u64>(work: &Work<T, ID>) {
     // SAFETY: `work` is an initialised work item, borrowed for the call;
     // `flush_work` only waits for it.
     unsafe { bindings::flush_work(Work::raw_get(work)) };
+}
+
+/// Runs `work` at once if its timer is pending, and waits until it is
+/// neither queued nor running (`flush_delayed_work`). Process context; it
+/// sleeps. Never from `work`'s own function.
+pub(crate) fn flush_delayed_work<T: ?Sized, const ID: u64>(work: &DelayedWork<T, ID>) {
+    kernel::task::might_sleep();
+    // SAFETY: `DelayedWork` is transparent over an initialised `struct
+    // delayed_work`, borrowed for the call; `flush_delayed_work` fires its
+    // timer early and waits for it.
+    unsafe {
+        bindings::flush_delayed_work(
+            core::ptr::from_ref(work)
+                .cast::<bindings::delayed_work>()
+                .cast_mut(),
+        )
+    };
 }
 
 /// `N` counters kept per CPU (`alloc_percpu`): each CPU counts on its own

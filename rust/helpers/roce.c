@@ -362,12 +362,12 @@ size_t rverbs_skb_copy_network(const struct sk_buff *skb, u8 *buf, size_t len)
  * A packet of @len bytes for @dev, with room for its link-layer header;
  * the bytes are zero.
  */
-struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len)
+struct sk_buff *rverbs_skb_alloc_tx(const struct net_device *dev, size_t len, bool atomic)
 {
 	unsigned int room = LL_RESERVED_SPACE(dev);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(room + len, GFP_KERNEL);
+	skb = alloc_skb(room + len, atomic ? GFP_ATOMIC : GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);

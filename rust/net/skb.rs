@@ -89,8 +89,19 @@ impl SkBuff {
     /// A packet of `len` zero bytes to send on `dev`, with room before
     /// them for its link-layer header. May sleep.
     pub(crate) fn alloc_tx(dev: &NetDevice, len: usize) -> Result<Self> {
-        // SAFETY: `dev` is valid; the helper allocates with GFP_KERNEL.
-        let skb = unsafe { bindings::rverbs_skb_alloc_tx(dev.as_raw(), len) };
+        Self::alloc(dev, len, false)
+    }
+
+    /// As [`SkBuff::alloc_tx`], with `GFP_ATOMIC`: for a packet built in
+    /// any context (a softirq's acknowledgement).
+    pub(crate) fn alloc_tx_atomic(dev: &NetDevice, len: usize) -> Result<Self> {
+        Self::alloc(dev, len, true)
+    }
+
+    fn alloc(dev: &NetDevice, len: usize, atomic: bool) -> Result<Self> {
+        // SAFETY: `dev` is valid; the helper allocates with GFP_ATOMIC when
+        // `atomic`, else GFP_KERNEL (the caller's context allows it).
+        let skb = unsafe { bindings::rverbs_skb_alloc_tx(dev.as_raw(), len, atomic) };
         // INVARIANT: A new buffer, ours alone.
         Ok(Self {
             skb: NonNull::new(skb).ok_or(ENOMEM)?,

@@ -98,6 +98,18 @@ impl AhAttr {
         unsafe { &mut *ptr.cast() }
     }
 
+    /// The attribute of a shared `struct rdma_ah_attr`, to read.
+    ///
+    /// # Safety
+    ///
+    /// `raw`'s `grh.sgid_attr` is null or holds a reference count for as
+    /// long as `'a`.
+    pub(crate) unsafe fn from_ref<'a>(raw: &'a bindings::rdma_ah_attr) -> &'a Self {
+        // SAFETY: `AhAttr` is transparent over `rdma_ah_attr` (in an
+        // `Opaque`, which may alias); the rest is the caller's promise.
+        unsafe { &*core::ptr::from_ref(raw).cast::<Self>() }
+    }
+
     /// Returns the raw pointer.
     pub(crate) fn as_raw(&self) -> *mut bindings::rdma_ah_attr {
         self.0.get()

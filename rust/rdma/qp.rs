@@ -13,6 +13,10 @@
 //! and every attribute that `modify_qp` sets, in [`QpAttrs`].
 
 use super::{
+    ah_attr::{
+        AddressVector,
+        AhAttr, //
+    },
     mmap::Offers,
     rxe_abi::ring::{
         QueueGeometry,
@@ -233,7 +237,16 @@ impl<'a> QpModify<'a> {
             rnr_retry: a.rnr_retry,
             alt_port_num: a.alt_port_num,
             alt_timeout: a.alt_timeout,
+            av: None,
         }
+    }
+
+    /// The primary path given (`IB_QP_AV`): for RoCE, ib_core has resolved
+    /// its destination MAC and holds its source GID entry for the call.
+    pub(crate) fn av(&self) -> AddressVector {
+        // SAFETY: ib_core filled `grh.sgid_attr` (`rdma_fill_sgid_attr`)
+        // with a reference held until the call returns, or left it null.
+        unsafe { AhAttr::from_ref(&self.attr.ah_attr) }.address_vector()
     }
 
     /// Tells the QP's owner that its send queue is drained

@@ -29,6 +29,7 @@ use super::{
     tx::TxFlow,
     wire::{
         self,
+        opcode,
         Count,
         Outgoing, //
     },
@@ -36,12 +37,17 @@ use super::{
 use crate::net::{
     device::NetDevice,
     route::Route,
-    skb::SkBuff, //
+    skb::SkBuff,
+    IpAddr, //
 };
 use crate::rdma::{
+    ah_attr::AddressVector,
     driver::DriverDevice,
     gid_attr::GidType,
-    qp::QpState,
+    qp::{
+        QpState,
+        QpType, //
+    },
     rxe_abi::wqe::SendWqe,
     wc::{
         UserWc,
@@ -59,7 +65,8 @@ use kernel::{
     prelude::*,
     sync::{
         aref::ARef,
-        rcu, //
+        rcu,
+        Arc, //
     },
 };
 
@@ -102,7 +109,7 @@ pub(crate) fn post_send(dev: &DriverDevice<Rv>, qp: &SwQp) -> Result {
 /// when the QP has [`super::tx::INFLIGHT_HIGH`] packets in flight; the
 /// send work calls it again when they are down to
 /// [`super::tx::INFLIGHT_LOW`]. `EINVAL` below RTS. Process context.
-pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &QpCore) -> Result {
+pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>) -> Result {
     let state = qp.state();
     if !may_post(state) {
         return Err(EINVAL);
@@ -110,6 +117,14 @@ pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &QpCore) -> Result {
     // A drained send queue holds what is posted until the QP is back in
     // RTS (`rxe_req.c:req_next_wqe`).
     if state == QpState::Sqd {
+        return Ok(());
+    }
+    if qp.qp_type == QpType::Rc {
+        if state == QpState::Err {
+            super::flush::flush_send(qp);
+        } else {
+            super::rc::req::send(dev, qp, &mut qp.send.lock());
+        }
         return Ok(());
     }
     let mut st = qp.send.lock();
@@ -137,6 +152,7 @@ pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &QpCore) -> Result {
             consumer,
             wqe,
             payload,
+            ..
         } = &mut *st;
         qp.sq.read_slot(*consumer, wqe);
         let Some(w) = SendWqe::new(wqe) else {
@@ -234,24 +250,8 @@ fn send_one(
         Some((av, pd)) if pd == qp.pd => av,
         _ => return Err(WcStatus::LocQpOpErr),
     };
-    // The source GID, from the device's copy of the table, without a lock.
-    // RoCE v2 only, between addresses of one family. Sent from the netdev
-    // of the source GID's entry, a VLAN device for a GID of a VLAN address,
-    // so that the packet carries its tag, as soft-RoCE sends
-    // (`rxe_net.c:rxe_init_packet`, `rxe_find_route4`).
     let dst = av.dgid.ip();
-    let (src, gid_ndev): (_, ARef<NetDevice>) = {
-        let guard = rcu::read_lock();
-        let sgid = dev
-            .gids()
-            .get(&guard, u32::from(av.sgid_index))
-            .ok_or(WcStatus::LocQpOpErr)?;
-        let src = sgid.gid().ip();
-        if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&dst) {
-            return Err(WcStatus::LocQpOpErr);
-        }
-        (src, ARef::from(sgid.ndev()))
-    };
+    let (src, gid_ndev) = source(dev, &av)?;
     let with_imm = opcode.has_imm();
     let out = Outgoing {
         src,
@@ -259,12 +259,19 @@ fn send_one(
         traffic_class: av.traffic_class,
         hop_limit: av.hop_limit,
         src_port: wire::source_port(qp.qpn),
+        opcode: if with_imm {
+            &opcode::UD_SEND_ONLY_WITH_IMMEDIATE
+        } else {
+            &opcode::UD_SEND_ONLY
+        },
         dest_qpn: w.remote_qpn() & MULTICAST_QPN,
         src_qpn: qp.qpn,
         psn: qp.attrs.lock().sq_psn,
         qkey: w.remote_qkey(),
         imm: with_imm.then(|| w.imm_data()),
         solicited: w.send_flags().contains(SendFlag::Solicited),
+        ack_req: false,
+        aeth: 0,
         // CAST: At most the MTU (checked above).
         payload_len: claimed as usize,
     };
@@ -273,16 +280,37 @@ fn send_one(
     // Otherwise the payload is gathered straight into the packet.
     if av.dmac == own_mac {
         let into = buf.get_mut(..out.payload_len).ok_or(WcStatus::LocQpOpErr)?;
-        let len = gather(dev, qp, w, into)?;
+        let len = gather(dev, qp, w, 0, into)?;
         loopback(dev, &out, &into[..len]);
     } else {
-        transmit(dev, qp, &gid_ndev, &out, |payload| {
-            gather(dev, qp, w, payload)
+        transmit(dev, qp, &gid_ndev, &out, Via::Ip, |payload| {
+            gather(dev, qp, w, 0, payload)
         })?;
     }
     next_psn(qp);
     // CAST: At most the MTU.
     Ok(out.payload_len as u32)
+}
+
+/// The source of packets to `av`: the address of its source GID, from the
+/// device's copy of the table, without a lock, and the netdev of the GID's
+/// entry (a VLAN device for a GID of a VLAN address, so that the packet
+/// carries its tag, as soft-RoCE sends: `rxe_net.c:rxe_init_packet`,
+/// `rxe_find_route4`). RoCE v2 only, between addresses of one family.
+pub(super) fn source(
+    dev: &DriverDevice<Rv>,
+    av: &AddressVector,
+) -> core::result::Result<(IpAddr, ARef<NetDevice>), WcStatus> {
+    let guard = rcu::read_lock();
+    let sgid = dev
+        .gids()
+        .get(&guard, u32::from(av.sgid_index))
+        .ok_or(WcStatus::LocQpOpErr)?;
+    let src = sgid.gid().ip();
+    if sgid.gid_type() != GidType::RoceV2 || !src.same_family(&av.dgid.ip()) {
+        return Err(WcStatus::LocQpOpErr);
+    }
+    Ok((src, ARef::from(sgid.ndev())))
 }
 
 /// The QP sent a packet: its next PSN, which `query_qp` reports
@@ -323,7 +351,19 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing, payload: &[u8]) {
     }
 }
 
-/// Sends a packet of `qp` through the IP layer, along the route from the
+/// How a packet is sent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    /// Through the IP layer, from process context.
+    Ip,
+    /// Through the IP layer, from any context (allocating atomically).
+    IpAtomic,
+    /// To this device's own address: received here at once.
+    Loopback,
+}
+
+/// Sends a packet of `qp` through the IP layer (or, [`Via::Loopback`], to
+/// this device), along the route from the
 /// source address out of `ndev`, the source GID's netdev
 /// (`rxe_net.c:prepare4`, `prepare6`, `rxe_send`), its payload put in
 /// place by `gather`: no route, no memory, a payload the memory regions
@@ -335,13 +375,32 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing, payload: &[u8]) {
 /// way: the send completes, as a UDP socket's does (without `IP_RECVERR`,
 /// `udp_send_skb`), counted as `send_dropped`; soft-RoCE 7.2 fails the QP
 /// there instead.
-fn transmit(
+pub(super) fn transmit(
     dev: &DriverDevice<Rv>,
     qp: &QpCore,
     ndev: &NetDevice,
     out: &Outgoing,
+    via: Via,
     gather: impl FnOnce(&mut [u8]) -> core::result::Result<usize, WcStatus>,
 ) -> core::result::Result<(), WcStatus> {
+    let counters = dev.wire_counters();
+    if via == Via::Loopback {
+        // Built as for the wire, then received here (`rxe_net.c:rxe_loopback`).
+        let Ok(mut skb) = SkBuff::alloc_tx_atomic(ndev, out.len()) else {
+            counters.count(Count::SendError);
+            return Err(WcStatus::LocQpOpErr);
+        };
+        let data = skb.data_mut();
+        out.write_headers(data);
+        if gather(&mut data[out.payload_range()])? != out.payload_len {
+            return Err(WcStatus::LocQpOpErr);
+        }
+        out.seal(data);
+        counters.count(Count::Sent);
+        super::receive::local(dev, data);
+        skb.consume();
+        return Ok(());
+    }
     let route = {
         let guard = rcu::read_lock();
         Route::output(
@@ -353,12 +412,15 @@ fn transmit(
             &out.dst,
         )
     };
-    let counters = dev.wire_counters();
     let Ok(route) = route else {
         counters.count(Count::SendError);
         return Err(WcStatus::LocQpOpErr);
     };
-    let Ok(mut skb) = SkBuff::alloc_tx(ndev, out.len()) else {
+    let skb = match via {
+        Via::IpAtomic => SkBuff::alloc_tx_atomic(ndev, out.len()),
+        _ => SkBuff::alloc_tx(ndev, out.len()),
+    };
+    let Ok(mut skb) = skb else {
         counters.count(Count::SendError);
         return Err(WcStatus::LocQpOpErr);
     };
@@ -390,20 +452,21 @@ fn transmit(
 
 /// The length of the message `w` claims: its inline length, or the sum of
 /// its SGEs' lengths (`None` past the slot).
-fn claimed_length(w: &SendWqe<'_>) -> Option<u64> {
+pub(super) fn claimed_length(w: &SendWqe<'_>) -> Option<u64> {
     if w.send_flags().contains(SendFlag::Inline) {
         return Some(u64::from(w.length()));
     }
     (0..w.num_sge()).try_fold(0u64, |sum, i| Some(sum + u64::from(w.sge(i)?.length)))
 }
 
-/// Copies the payload of `w` into `buf`: its inline data, or what its SGEs
-/// point at in this QP's memory regions. The length, or the status of the
-/// error completion.
-fn gather(
+/// Copies the payload of `w` from its byte `skip` on into `buf`: its
+/// inline data, or what its SGEs point at in this QP's memory regions. The
+/// length, or the status of the error completion.
+pub(super) fn gather(
     dev: &DriverDevice<Rv>,
     qp: &QpCore,
     w: &SendWqe<'_>,
+    skip: usize,
     buf: &mut [u8],
 ) -> core::result::Result<usize, WcStatus> {
     if w.send_flags().contains(SendFlag::Inline) {
@@ -415,6 +478,8 @@ fn gather(
         }
         // CAST: At most `max_inline_data`, 512.
         let data = w.inline_data(len as usize).ok_or(WcStatus::LocQpOpErr)?;
+        let data = data.get(skip..).ok_or(WcStatus::LocQpOpErr)?;
+        let data = &data[..data.len().min(buf.len())];
         buf.get_mut(..data.len())
             .ok_or(WcStatus::LocQpOpErr)?
             .copy_from_slice(data);
@@ -422,24 +487,35 @@ fn gather(
     }
     let n = w.num_sge();
     let guard = rcu::read_lock();
+    // `len`: bytes written into `buf`; `skip`: bytes of the message still
+    // to pass over.
     let mut len = 0usize;
+    let mut skip = skip;
     for i in 0..n {
+        if len == buf.len() {
+            break;
+        }
         let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
-        if sge.length == 0 {
+        // CAST: A `u32`.
+        let sge_len = sge.length as usize;
+        if skip >= sge_len {
+            skip -= sge_len;
             continue;
         }
-        // CAST: A `u32`.
-        let end = len
-            .checked_add(sge.length as usize)
-            .ok_or(WcStatus::LocQpOpErr)?;
-        // The caller checked the total against the MTU: within the buffer.
-        let dst = buf.get_mut(len..end).ok_or(WcStatus::LocQpOpErr)?;
+        let take = (sge_len - skip).min(buf.len() - len);
+        let dst = &mut buf[len..len + take];
         let mr = mr::find(dev, &guard, sge.lkey).map_err(|_| WcStatus::LocQpOpErr)?;
+        // CAST: `skip` is below the SGE's `u32` length.
+        let addr = sge
+            .addr
+            .checked_add(skip as u64)
+            .ok_or(WcStatus::LocQpOpErr)?;
         let off = mr
-            .check(qp.pd, false, sge.addr, u64::from(sge.length))
+            .check(qp.pd, false, addr, take as u64)
             .map_err(|_| WcStatus::LocQpOpErr)?;
         mr.read(off, dst).map_err(|_| WcStatus::LocQpOpErr)?;
-        len = end;
+        len += take;
+        skip = 0;
     }
     Ok(len)
 }

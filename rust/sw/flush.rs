@@ -13,7 +13,10 @@ use super::{
 };
 use crate::rdma::{
     driver::DriverDevice,
-    qp::QpState,
+    qp::{
+        QpState,
+        QpType, //
+    },
     rxe_abi::wqe::{
         RecvWqe,
         SendWqe, //
@@ -74,8 +77,12 @@ pub(crate) fn flush_recv(qp: &QpCore) {
 /// Flushes the send queue of a QP in error: every posted send completes
 /// with `IB_WC_WR_FLUSH_ERR` (`rxe_comp.c:flush_send_queue`). As
 /// [`flush_recv`], under the send mutex, which may be held while the CPU
-/// is offered.
-fn flush_send(qp: &QpCore) {
+/// is offered. Process context.
+pub(crate) fn flush_send(qp: &QpCore) {
+    if qp.qp_type == QpType::Rc {
+        flush_send_rc(qp);
+        return;
+    }
     let mut st = qp.send.lock();
     // What is posted now, at most a ring's worth.
     let producer = qp.sq.user_producer();
@@ -96,6 +103,51 @@ fn flush_send(qp: &QpCore) {
         if posting && qp.send_cq.post(&wc, false).is_err() {
             posting = false;
         }
+    }
+}
+
+/// [`flush_send`] of an RC QP: from the oldest work request not completed
+/// (in flight: its copy's `wr_id`), then what was never sent, in batches
+/// under the completer's lock.
+fn flush_send_rc(qp: &QpCore) {
+    let mut st = qp.send.lock();
+    let producer = qp.sq.user_producer();
+    let mut posting = true;
+    loop {
+        if qp.state() != QpState::Err {
+            return;
+        }
+        let mut r = qp.req.lock();
+        // Nothing more is sent.
+        r.fail();
+        let mut n = 0;
+        while r.comp != producer && n < FLUSH_BATCH {
+            let slot = r.comp;
+            let wr_id = if slot != r.fresh {
+                // CAST: A slot.
+                r.pending[slot as usize].wr_id
+            } else {
+                qp.sq.read_slot(slot, &mut st.wqe);
+                r.fresh = qp.sq.next(slot);
+                SendWqe::new(&st.wqe).map_or(0, |w| w.wr_id())
+            };
+            r.comp = qp.sq.next(slot);
+            qp.sq.publish_consumer(r.comp);
+            n += 1;
+            let wc = UserWc::error(wr_id, WcStatus::WrFlushErr, qp.qpn);
+            if posting && qp.send_cq.post(&wc, false).is_err() {
+                posting = false;
+            }
+        }
+        let done = r.comp == producer || n == 0;
+        if done {
+            r.settle();
+        }
+        drop(r);
+        if done {
+            return;
+        }
+        crate::rdma::cond_resched();
     }
 }
 

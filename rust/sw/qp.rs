@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! rv0's queue pairs: unreliable datagram (UD) QPs with a send and a
+//! rv0's queue pairs: unreliable datagram (UD) QPs, and reliable
+//! connected (RC) ones with `rc=1` ([`super::rc`]), with a send and a
 //! receive ring that userspace maps, in the layout and with the geometry
 //! of soft-RoCE's (`rxe_qp.c`), so that rdma-core's rxe provider uses them
 //! unchanged.
@@ -14,6 +15,11 @@ use super::{
     cq::CqCore,
     device::Rv,
     ids::Ids,
+    rc::{
+        self,
+        ReqState,
+        RespState, //
+    },
     tx::TxFlow, //
 };
 use crate::sync::{
@@ -52,7 +58,9 @@ use crate::{
     },
 };
 use kernel::{
+    impl_has_delayed_work,
     impl_has_work,
+    new_delayed_work,
     new_mutex,
     new_work, //
     prelude::*,
@@ -64,6 +72,7 @@ use kernel::{
     types::ScopeGuard,
     workqueue::{
         self,
+        DelayedWork,
         Work,
         WorkItem, //
     },
@@ -127,14 +136,22 @@ pub(crate) struct SendState {
     pub(crate) wqe: KVec<u8>,
     /// The payload of a message being sent (the largest MTU).
     pub(crate) payload: KVec<u8>,
+    /// RC: a copy of each slot of the send ring, taken when its work
+    /// request is first sent and kept until it completes (what a
+    /// retransmission sends; userspace may rewrite the ring's). Empty for
+    /// UD.
+    pub(crate) shadow: KVVec<u8>,
 }
 
 /// What the receive path keeps, under the QP's receive lock.
 pub(crate) struct RecvState {
     /// The kernel's consumer index of the receive ring.
     pub(crate) consumer: u32,
-    /// A receive slot, copied out of the ring.
+    /// A receive slot, copied out of the ring (RC: the one a message
+    /// being received goes to).
     pub(crate) wqe: KVec<u8>,
+    /// RC: the responder.
+    pub(crate) resp: RespState,
 }
 
 /// A QP as the data path finds it in the device's table.
@@ -142,6 +159,8 @@ pub(crate) struct RecvState {
 pub(crate) struct QpCore {
     /// Its number.
     pub(crate) qpn: u32,
+    /// Its type: UD or RC.
+    pub(crate) qp_type: QpType,
     /// Its PD ([`super::device::SwPd::id`]).
     pub(crate) pd: u64,
     /// The send ring, offered to the process until the QP is destroyed.
@@ -170,6 +189,14 @@ pub(crate) struct QpCore {
     /// ([`QpCore::flush_later`]).
     #[pin]
     flush: Work<QpCore>,
+    /// RC: the requester's and completer's state.
+    #[pin]
+    pub(crate) req: SpinLockBh<ReqState>,
+    /// RC: the retransmit timer and the RNR timer.
+    #[pin]
+    retry_timer: DelayedWork<QpCore, 1>,
+    #[pin]
+    rnr_timer: DelayedWork<QpCore, 2>,
     /// Its packets in flight, and what resumes its sending.
     pub(crate) tx: Arc<TxFlow>,
     /// What a packet for the QP enters to be delivered (or to queue its
@@ -182,11 +209,38 @@ impl_has_work! {
     impl HasWork<Self> for QpCore { self.flush }
 }
 
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self, 1> for QpCore { self.retry_timer }
+}
+
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self, 2> for QpCore { self.rnr_timer }
+}
+
 impl WorkItem for QpCore {
     type Pointer = Arc<QpCore>;
 
     fn run(qp: Arc<QpCore>) {
+        if qp.qp_type == QpType::Rc {
+            super::flush::flush_send(&qp);
+        }
         super::flush::flush_recv(&qp);
+    }
+}
+
+impl WorkItem<1> for QpCore {
+    type Pointer = Arc<QpCore>;
+
+    fn run(qp: Arc<QpCore>) {
+        rc::comp::retry_fired(qp);
+    }
+}
+
+impl WorkItem<2> for QpCore {
+    type Pointer = Arc<QpCore>;
+
+    fn run(qp: Arc<QpCore>) {
+        rc::comp::rnr_fired(qp);
     }
 }
 
@@ -196,14 +250,15 @@ impl QpCore {
         self.attrs.lock().qp_state
     }
 
-    /// Has the receive queue of this QP, in error, flushed by a work item
-    /// on the system workqueue, as soft-RoCE's responder task does it: a
-    /// packet's softirq only queues it. Any context.
+    /// Has the queues of this QP, in error, flushed by a work item on the
+    /// system workqueue, as soft-RoCE's tasks do it: a packet's softirq
+    /// only queues it (the receive queue; RC's send queue too). Any
+    /// context.
     pub(crate) fn flush_later(this: ArcBorrow<'_, QpCore>) {
         // Already queued: that run flushes what is posted by then. The
         // reference is not the last (the caller borrows another), so it
         // may be dropped here.
-        let _ = workqueue::system().enqueue(Arc::from(this));
+        let _ = workqueue::system().enqueue::<Arc<QpCore>, 0>(Arc::from(this));
     }
 
     /// Waits until no flush that [`QpCore::flush_later`] queued is queued
@@ -220,7 +275,7 @@ pub(crate) struct SwQp {
 
 impl SwQp {
     /// The part the data path uses.
-    pub(crate) fn core(&self) -> &QpCore {
+    pub(crate) fn core(&self) -> &Arc<QpCore> {
         &self.core
     }
 }
@@ -253,8 +308,10 @@ pub(crate) fn create_qp(
     if req.create_flags() != 0 {
         return Err(eopnotsupp());
     }
-    // Datagrams only (soft-RoCE also has RC and UC).
-    if req.qp_type() != QpType::Ud {
+    // Datagrams, and reliable connections with `rc=1` (soft-RoCE also
+    // has UC).
+    let qp_type = req.qp_type();
+    if qp_type != QpType::Ud && !(qp_type == QpType::Rc && dev.rc()) {
         return Err(eopnotsupp());
     }
     let (Some(pd), Some(send_cq), Some(recv_cq)) = (objs.pd, objs.send_cq, objs.recv_cq) else {
@@ -302,10 +359,21 @@ pub(crate) fn create_qp(
     rwqe.resize(rq.elem_size(), 0, GFP_KERNEL)?;
     let mut payload = KVec::new();
     payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
+    // RC keeps a copy of each send slot and what is in flight of it.
+    let rc = qp_type == QpType::Rc;
+    let mut shadow = KVVec::new();
+    let req_state = if rc {
+        // CAST: The ring's bytes fit its 32-bit size.
+        shadow.resize(sq.slots() as usize * sq.elem_size(), 0, GFP_KERNEL)?;
+        ReqState::new(sq.slots())?
+    } else {
+        ReqState::new(0)?
+    };
     let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
     let core = Arc::pin_init(
         pin_init!(QpCore {
             qpn: num,
+            qp_type,
             pd: pd.id(),
             sq,
             rq,
@@ -321,12 +389,17 @@ pub(crate) fn create_qp(
                 consumer: 0,
                 wqe: swqe,
                 payload,
+                shadow,
             }),
             recv <- new_spinlock_bh!(RecvState {
                 consumer: 0,
                 wqe: rwqe,
+                resp: RespState::default(),
             }),
             flush <- new_work!("QpCore::flush"),
+            req <- new_spinlock_bh!(req_state),
+            retry_timer <- new_delayed_work!("QpCore::retry_timer"),
+            rnr_timer <- new_delayed_work!("QpCore::rnr_timer"),
             tx,
             gate <- Gate::new(),
         }),
@@ -344,7 +417,12 @@ pub(crate) fn create_qp(
 /// `query_qp` of rv0 (`rxe_qp.c:rxe_qp_to_attr`, `rxe_qp_to_init`).
 pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
     let qp = &qp.core;
-    let attrs = *qp.attrs.lock();
+    let mut attrs = *qp.attrs.lock();
+    if qp.qp_type == QpType::Rc {
+        // The PSNs as they are now (`rxe_qp.c:rxe_qp_to_attr`).
+        attrs.sq_psn = qp.req.lock().psn;
+        attrs.rq_psn = qp.recv.lock().resp.psn;
+    }
     query.answer(&attrs, qp.cap, qp.sq_sig_all);
 }
 
@@ -359,6 +437,10 @@ pub(crate) fn destroy_qp(dev: &DriverDevice<Rv>, qp: &SwQp) {
     // A packet that found it before is delivered, or refused at the gate,
     // before this returns (as `rxe_pool.c:__rxe_cleanup` waits).
     qp.core.gate.close();
+    // No timer is queued from now on; one queued runs now, and ends.
+    qp.core.req.lock().kill();
+    crate::sync::flush_delayed_work(&qp.core.retry_timer);
+    crate::sync::flush_delayed_work(&qp.core.rnr_timer);
     // So nothing queues a flush any more; one queued before ends now
     // (`rxe_qp.c:rxe_qp_do_cleanup`): no work item holds the QP after this.
     qp.core.wait_flush();

@@ -21,6 +21,10 @@ use super::{
     qp::QpCore,
     wire::{
         self,
+        opcode::{
+            Hdrs,
+            Transport, //
+        },
         Count,
         Malformed, //
     },
@@ -31,7 +35,10 @@ use crate::net::skb::{
 };
 use crate::rdma::{
     driver::DriverDevice,
-    qp::QpState,
+    qp::{
+        QpState,
+        QpType, //
+    },
     rxe_abi::wqe::RecvWqe,
     wc::{
         UserWc,
@@ -204,7 +211,23 @@ fn take(dev: &DriverDevice<Rv>, skb: &mut RxSkb<'_>) -> (Count, Option<DropReaso
         return (Count::Header, Some(DropReason::NoMem));
     }
     let csum_known_good = skb.csum_unnecessary();
-    let bytes = skb.network_bytes();
+    dispatch(dev, skb.network_bytes(), csum_known_good)
+}
+
+/// Receives a packet this device sent to its own address (RC's loopback,
+/// `rxe_net.c:rxe_loopback`), counted as one from the wire. Any context.
+pub(super) fn local(dev: &DriverDevice<Rv>, bytes: &[u8]) {
+    let (count, _) = dispatch(dev, bytes, true);
+    dev.wire_counters().count(count);
+}
+
+/// Checks the packet in `bytes` and hands it to its QP: what to count,
+/// and why the packet is dropped.
+fn dispatch(
+    dev: &DriverDevice<Rv>,
+    bytes: &[u8],
+    csum_known_good: bool,
+) -> (Count, Option<DropReason>) {
     let pkt = match wire::parse(bytes, csum_known_good) {
         Ok(pkt) => pkt,
         Err(why) => {
@@ -217,6 +240,23 @@ fn take(dev: &DriverDevice<Rv>, skb: &mut RxSkb<'_>) -> (Count, Option<DropReaso
             };
         }
     };
+    let guard = rcu::read_lock();
+    let Some(dest) = dev.qp_table().borrow(&guard, pkt.dest_qpn) else {
+        return (Count::Qpn, Some(DropReason::NoQp));
+    };
+    // Being destroyed: as if it were gone already.
+    let Some(_delivering) = dest.gate.enter() else {
+        return (Count::Qpn, Some(DropReason::NoQp));
+    };
+    if !wire::pkey_ok(pkt.pkey) {
+        return (Count::Pkey, Some(DropReason::NotSpecified));
+    }
+    // A QP takes its own transport's opcodes (`check_type_state`).
+    match (dest.qp_type, pkt.opcode.transport()) {
+        (QpType::Ud, Transport::Ud) => {}
+        (QpType::Rc, Transport::Rc) => return connected(dev, &guard, dest, &pkt),
+        _ => return (Count::Opcode, Some(DropReason::UnhandledProto)),
+    }
     let mut grh = [0u8; GRH_LEN];
     // The GRH a UD receive gets: the packet's own IP header
     // (`rxe_resp.c:send_data_in`), after 20 zero bytes for IPv4.
@@ -229,23 +269,44 @@ fn take(dev: &DriverDevice<Rv>, skb: &mut RxSkb<'_>) -> (Count, Option<DropReaso
         grh,
         payload: pkt.payload,
     };
-    let guard = rcu::read_lock();
-    let Some(dest) = dev.qp_table().borrow(&guard, pkt.dest_qpn) else {
-        return (Count::Qpn, Some(DropReason::NoQp));
-    };
-    // Being destroyed: as if it were gone already.
-    let Some(_delivering) = dest.gate.enter() else {
-        return (Count::Qpn, Some(DropReason::NoQp));
-    };
-    if !wire::pkey_ok(pkt.pkey) {
-        return (Count::Pkey, Some(DropReason::NotSpecified));
-    }
     match deliver(dev, &guard, dest, &msg) {
         Delivery::Done => (Count::Received, None),
         Delivery::NotReady => (Count::State, Some(DropReason::NotSpecified)),
         Delivery::Qkey => (Count::Qkey, Some(DropReason::NotSpecified)),
         Delivery::Flushed => (Count::Flushed, Some(DropReason::NotSpecified)),
         Delivery::NoBuffer => (Count::NoBuffer, Some(DropReason::NoBuffer)),
+    }
+}
+
+/// A packet for an RC QP: a request to its responder, an acknowledgement
+/// to its completer, from the QP's path's destination only
+/// (`rxe_recv.c:check_addr`).
+fn connected(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    dest: ArcBorrow<'_, QpCore>,
+    pkt: &wire::Incoming<'_>,
+) -> (Count, Option<DropReason>) {
+    let a = *dest.attrs.lock();
+    if !may_receive(a.qp_state) {
+        return (Count::State, Some(DropReason::NotSpecified));
+    }
+    if a.qp_state == QpState::Err {
+        QpCore::flush_later(dest);
+        return (Count::Flushed, Some(DropReason::NotSpecified));
+    }
+    let from_path =
+        a.av.is_some_and(|av| wire::source_address(pkt.ip_header) == Some(av.dgid.ip()));
+    if !from_path {
+        return (Count::State, Some(DropReason::NotSpecified));
+    }
+    if pkt.opcode.hdrs.has(Hdrs::REQ) {
+        super::rc::resp::request(dev, guard, dest, &a, pkt)
+    } else if pkt.opcode.hdrs.has(Hdrs::AETH) && !pkt.opcode.hdrs.has(Hdrs::PAYLOAD) {
+        super::rc::comp::on_ack(dev, dest, pkt)
+    } else {
+        // A read response: none is ever asked for yet.
+        (Count::RcStale, Some(DropReason::NotSpecified))
     }
 }
 

@@ -133,6 +133,17 @@ impl TxFlow {
         crate::sync::flush_work(&self.work);
     }
 
+    /// Has the send work ring the QP's doorbell (the RC completer: the
+    /// window opened, or a retransmission is due). Any context.
+    pub(crate) fn kick(this: &Arc<Self>) {
+        let guard = this.resume.lock();
+        if guard.is_some() {
+            // Already queued: that run sends what is due by then.
+            let _ = workqueue::system().enqueue(this.clone());
+        }
+        drop(guard);
+    }
+
     /// Whether the QP has [`INFLIGHT_HIGH`] packets in flight: then it
     /// stops sending until the send work resumes it.
     pub(crate) fn full(&self) -> bool {

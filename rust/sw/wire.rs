@@ -23,7 +23,7 @@ use crate::{
 };
 
 mod counters;
-mod opcode;
+pub(crate) mod opcode;
 pub(crate) use counters::{
     Count,
     Counters, //
@@ -31,9 +31,7 @@ pub(crate) use counters::{
 use opcode::{
     Hdrs,
     Opcode,
-    Transport,
-    UD_SEND_ONLY,
-    UD_SEND_ONLY_WITH_IMMEDIATE, //
+    Transport, //
 };
 
 /// The IP protocol number of UDP.
@@ -79,7 +77,7 @@ pub(crate) fn source_port(qpn: u32) -> u16 {
     0xc000 + (hash & 0x3fff) as u16
 }
 
-/// Where a packet goes and what it says (one UD SEND), but its payload:
+/// Where a packet goes and what it says, but its payload:
 /// [`Outgoing::write_headers`] writes the rest of the packet, the payload
 /// goes at [`Outgoing::payload_range`] (gathered straight from the memory
 /// regions), and [`Outgoing::seal`] adds the ICRC.
@@ -89,13 +87,21 @@ pub(crate) struct Outgoing {
     pub(crate) traffic_class: u8,
     pub(crate) hop_limit: u8,
     pub(crate) src_port: u16,
+    /// What the packet is; the headers written are the opcode's.
+    pub(crate) opcode: &'static Opcode,
     pub(crate) dest_qpn: u32,
+    /// The DETH's (UD).
     pub(crate) src_qpn: u32,
     pub(crate) psn: Psn,
+    /// The DETH's (UD).
     pub(crate) qkey: u32,
     /// Immediate data, as the ring holds it (network order in memory).
     pub(crate) imm: Option<u32>,
     pub(crate) solicited: bool,
+    /// The BTH's acknowledge request (RC).
+    pub(crate) ack_req: bool,
+    /// The AETH of an acknowledgement: syndrome and MSN.
+    pub(crate) aeth: u32,
     /// The payload's length, at most the path MTU.
     pub(crate) payload_len: usize,
 }
@@ -112,17 +118,8 @@ impl Outgoing {
         (4 - self.payload_len % 4) % 4
     }
 
-    /// The opcode: a UD SEND_ONLY, with immediate data or not.
-    fn opcode(&self) -> &'static Opcode {
-        if self.imm.is_some() {
-            &UD_SEND_ONLY_WITH_IMMEDIATE
-        } else {
-            &UD_SEND_ONLY
-        }
-    }
-
     fn transport_len(&self) -> usize {
-        BTH_LEN + self.opcode().len
+        BTH_LEN + self.opcode.len
     }
 
     /// The bytes of the whole IP packet.
@@ -196,15 +193,21 @@ impl Outgoing {
         u[4..6].copy_from_slice(&(udp_len as u16).to_be_bytes());
         let t = ip + UDP_LEN;
         let b = &mut buf[t..t + BTH_LEN];
-        // BTH (`rxe_hdr.h:bth_init`): no migration, no acknowledgement
-        // request for UD, transport version 0.
-        let op = self.opcode();
+        // BTH (`rxe_hdr.h:bth_init`): no migration, transport version 0.
+        let op = self.opcode;
         b[0] = op.code;
         // CAST: 0..=3.
         b[1] = (if self.solicited { 0x80 } else { 0 }) | ((self.pad() as u8) << 4);
         b[2..4].copy_from_slice(&DEFAULT_PKEY.to_be_bytes());
         b[4..8].copy_from_slice(&(self.dest_qpn & MASK_24).to_be_bytes());
         b[8..12].copy_from_slice(&self.psn.value().to_be_bytes());
+        if self.ack_req {
+            b[8] |= 0x80;
+        }
+        if let Some(off) = op.offset(Hdrs::AETH) {
+            let a = t + BTH_LEN + off;
+            buf[a..a + 4].copy_from_slice(&self.aeth.to_be_bytes());
+        }
         if let Some(off) = op.offset(Hdrs::DETH) {
             let d = t + BTH_LEN + off;
             buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
@@ -286,7 +289,8 @@ pub(crate) enum Malformed {
     Header,
     /// The UDP checksum is not zero and wrong.
     UdpChecksum,
-    /// The transport version is not 0, or the opcode is not a UD SEND.
+    /// The transport version is not 0, or the opcode is not one rv0
+    /// takes (UD's and RC's).
     Opcode,
     /// Too short for its headers, padding and ICRC.
     Length,
@@ -294,13 +298,21 @@ pub(crate) enum Malformed {
     Icrc,
 }
 
-/// A UD SEND received from the wire, checked up to its ICRC.
+/// A packet received from the wire, checked up to its ICRC.
 pub(crate) struct Incoming<'a> {
     /// The IP header: 20 bytes of IPv4, or 40 of IPv6.
     pub(crate) ip_header: &'a [u8],
+    /// What the packet is.
+    pub(crate) opcode: &'static Opcode,
     pub(crate) solicited: bool,
     pub(crate) pkey: u16,
     pub(crate) dest_qpn: u32,
+    pub(crate) psn: Psn,
+    /// The BTH's acknowledge request.
+    pub(crate) ack_req: bool,
+    /// The AETH (acknowledgements, read responses), else 0.
+    pub(crate) aeth: u32,
+    /// The DETH's (UD), else 0.
     pub(crate) qkey: u32,
     pub(crate) src_qpn: u32,
     /// Immediate data, as it was sent (network order in memory).
@@ -404,14 +416,13 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     if b[1] & 0x0f != 0 {
         return Err(Malformed::Opcode);
     }
-    // A UD QP takes the UD opcodes only (`rxe_recv.c:check_type_state`),
-    // the two SEND_ONLYs.
+    // UD's and RC's opcodes (a QP takes its own transport's only,
+    // `rxe_recv.c:check_type_state`, which the receiver checks).
     let op = match opcode::lookup(opcode) {
-        Some(op) if op.transport() == Transport::Ud => op,
+        Some(op) if op.transport() != Transport::Uc => op,
         _ => return Err(Malformed::Opcode),
     };
     let hdr = BTH_LEN + op.len;
-    let deth = BTH_LEN + op.offset(Hdrs::DETH).ok_or(Malformed::Opcode)?;
     let pad = usize::from((b[1] >> 4) & 3);
     if pkt.len() < hdr + pad + ICRC_LEN {
         return Err(Malformed::Length);
@@ -426,13 +437,19 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         let at = BTH_LEN + off;
         u32::from_ne_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]])
     });
+    let at = |h: Hdrs| op.offset(h).map(|off| BTH_LEN + off);
+    let (qkey, src_qpn) = at(Hdrs::DETH).map_or((0, 0), |d| (word(d), word(d + 4) & MASK_24));
     Ok(Incoming {
         ip_header: ip,
+        opcode: op,
         solicited: b[1] & 0x80 != 0,
         pkey: u16::from_be_bytes([b[2], b[3]]),
         dest_qpn: word(4) & MASK_24,
-        qkey: word(deth),
-        src_qpn: word(deth + 4) & MASK_24,
+        psn: Psn::new(word(8)),
+        ack_req: b[8] & 0x80 != 0,
+        aeth: at(Hdrs::AETH).map_or(0, word),
+        qkey,
+        src_qpn,
         imm,
         payload: &pkt[hdr..end - pad],
     })
@@ -450,6 +467,16 @@ fn udp_checksum_ok(ip: &[u8], udp: &[u8]) -> bool {
         sum16(len + 17, &ip[8..40])
     };
     fold(sum16(sum, udp)) == 0xffff
+}
+
+/// The source address of a packet's IP header (20 bytes of IPv4, or 40
+/// of IPv6), IPv4 as an IPv4 address.
+pub(crate) fn source_address(ip: &[u8]) -> Option<IpAddr> {
+    match ip.len() {
+        IPV4_LEN => Some(IpAddr::V4(ip[12..16].try_into().ok()?)),
+        IPV6_LEN => Some(IpAddr::V6(ip[8..24].try_into().ok()?)),
+        _ => None,
+    }
 }
 
 /// Whether a packet's P_Key matches the port's only one, the default

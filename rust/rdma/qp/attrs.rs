@@ -9,7 +9,10 @@
 
 use crate::{
     bindings,
-    rdma::driver::attrs::Mtu, //
+    rdma::{
+        ah_attr::AddressVector,
+        driver::attrs::Mtu, //
+    },
 };
 use kernel::impl_flags;
 
@@ -211,7 +214,7 @@ impl QpCap {
 
 /// The attributes of a QP that `modify_qp` sets and `query_qp` reports,
 /// as plain values (the fields of `struct ib_qp_attr` but the capacities
-/// and the address vectors). `path_mig_state` keeps ib_core's number (an
+/// and the alternate path). `path_mig_state` keeps ib_core's number (an
 /// `enum ib_mig_state`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct QpAttrs {
@@ -257,6 +260,8 @@ pub(crate) struct QpAttrs {
     pub(crate) alt_port_num: u32,
     /// Alternate path's local ACK timeout.
     pub(crate) alt_timeout: u8,
+    /// The primary path of a connected QP (`IB_QP_AV`), once given.
+    pub(crate) av: Option<AddressVector>,
 }
 
 /// A path MTU as `modify_qp` gives it (`enum ib_mtu`). ib_core passes any
@@ -270,6 +275,15 @@ impl PathMtu {
     pub(crate) const MIN: Self = Self(Mtu::Mtu256 as u32);
     /// `IB_MTU_4096`.
     pub(crate) const MAX: Self = Self(Mtu::Mtu4096 as u32);
+
+    /// The MTU in bytes (`ib_mtu_enum_to_int`); `None` for a number that
+    /// is no `enum ib_mtu`.
+    pub(crate) fn bytes(self) -> Option<usize> {
+        (Self::MIN.0..=Self::MAX.0)
+            .contains(&self.0)
+            // CAST: 1 to 5.
+            .then(|| 128 << self.0 as usize)
+    }
 }
 
 /// A packet sequence number: 24 bits (`BTH_PSN_MASK`), ordered with

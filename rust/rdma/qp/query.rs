@@ -7,7 +7,10 @@ use super::{
     QpAttrs,
     QpCap, //
 };
-use crate::bindings;
+use crate::{
+    bindings,
+    rdma::ah_attr::AhAttr, //
+};
 
 /// What `query_qp` answers: the driver fills it with [`QpQuery::answer`].
 ///
@@ -42,7 +45,7 @@ impl QpQuery {
     /// attributes `attrs`, the capacities `cap`, and the creation
     /// attributes that ib_core keeps in the QP. The address vectors are
     /// empty RoCE ones with a GRH, as soft-RoCE reports for a QP that was
-    /// never given one (`rxe_av.c:rxe_av_to_attr`).
+    /// never given one (`rxe_av.c:rxe_av_to_attr`), but a primary path given.
     pub(crate) fn answer(self, attrs: &QpAttrs, cap: QpCap, sq_sig_all: bool) {
         // SAFETY: All-zero is a valid `ib_qp_attr` (numbers, null
         // pointers, unions of those).
@@ -61,6 +64,10 @@ impl QpQuery {
             av.type_ = bindings::rdma_ah_attr_type_RDMA_AH_ATTR_TYPE_ROCE;
             // CAST: A flag of the `u8` field.
             av.ah_flags = bindings::ib_ah_flags_IB_AH_GRH as u8;
+        }
+        if let Some(path) = &attrs.av {
+            // SAFETY: Our own zeroed attribute: no GID entry reference.
+            unsafe { AhAttr::from_raw(&mut a.ah_attr) }.set_address_vector(path);
         }
         a.pkey_index = attrs.pkey_index;
         a.alt_pkey_index = attrs.alt_pkey_index;

@@ -164,6 +164,11 @@ impl UserQueue {
         1 << self.geo.log2_elem_size
     }
 
+    /// The slots of the queue: indices are below this (one stays free).
+    pub(crate) fn slots(&self) -> u32 {
+        self.geo.index_mask() + 1
+    }
+
     /// The index after `i`.
     pub(crate) fn next(&self, i: u32) -> u32 {
         i.wrapping_add(1) & self.geo.index_mask()

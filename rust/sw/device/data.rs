@@ -26,6 +26,9 @@ pub(crate) struct Limits {
     /// link-local destination's MAC from its GID) can be tested on rv0:
     /// soft-RoCE has RoCE v2 GIDs only.
     pub(crate) roce_v1: bool,
+    /// Whether the devices take RC QPs (`rc=1`): their transport is being
+    /// built (Documentation/rv0.rst), off by default until it is whole.
+    pub(crate) rc: bool,
 }
 
 impl Limits {
@@ -38,7 +41,13 @@ impl Limits {
             1 => true,
             _ => return Err(EINVAL),
         };
+        let rc = match *crate::module_parameters::rc.value() {
+            0 => false,
+            1 => true,
+            _ => return Err(EINVAL),
+        };
         let limits = Self {
+            rc,
             max_pd: *crate::module_parameters::max_pd.value(),
             max_ah: *crate::module_parameters::max_ah.value(),
             max_xrcd: *crate::module_parameters::max_xrcd.value(),
@@ -200,6 +209,8 @@ pub(crate) struct SwDevice {
     pub(in crate::sw) node_guid: [u8; 8],
     /// Whether the port has RoCE v1 GIDs too ([`Limits::roce_v1`]).
     pub(super) roce_v1: bool,
+    /// Whether the device takes RC QPs ([`Limits::rc`]).
+    pub(super) rc: bool,
     /// The netdev of the port, until it unregisters (ib_core asks for it
     /// with `get_netdev`).
     /// Every send reads it (its MTU and MAC) without a lock.
@@ -249,6 +260,7 @@ impl SwDevice {
         try_pin_init!(Self {
             node_guid: eui64(ndev.mac()),
             roce_v1: limits.roce_v1,
+            rc: limits.rc,
             netdev <- PublishedNetDevice::new(ndev),
             ports,
             port <- new_mutex!(None),
@@ -267,6 +279,11 @@ impl SwDevice {
     /// Whether the port has RoCE v1 GIDs besides its RoCE v2 ones.
     pub(crate) fn roce_v1(&self) -> bool {
         self.roce_v1
+    }
+
+    /// Whether the device takes RC QPs.
+    pub(crate) fn rc(&self) -> bool {
+        self.rc
     }
 
     /// The netdev until it is detached, for as long as the read-side

@@ -20,7 +20,8 @@ use crate::{
             QpAttr,
             QpAttrs,
             QpModify,
-            QpState, //
+            QpState,
+            QpType, //
         },
     },
     sw::device::Rv,
@@ -36,13 +37,15 @@ fn check_attrs(req: &QpModify<'_>, given: &QpAttrs) -> Result {
     if m.contains(QpAttr::Cap) {
         check_cap(&req.cap(), false)?;
     }
+    let connected = req.qp_type() == QpType::Rc;
     // Remote access is for connected QPs only.
-    if m.contains(QpAttr::AccessFlags) {
+    if m.contains(QpAttr::AccessFlags) && !connected {
         return Err(EINVAL);
     }
     // rv0 keeps no path for a datagram QP: its address vectors come with
-    // each work request (soft-RoCE records one, pinned difference).
-    if m.contains_any(QpAttr::Av | QpAttr::AltPath) {
+    // each work request (soft-RoCE records one, pinned difference). No
+    // alternate path (no path migration, as soft-RoCE ignores it).
+    if (m.contains(QpAttr::Av) && !connected) || m.contains(QpAttr::AltPath) {
         return Err(EINVAL);
     }
     let bad = (m.contains(QpAttr::PathMtu) && given.path_mtu > MAX_PATH_MTU)
@@ -139,6 +142,31 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
     }
     if m.contains(QpAttr::DestQpn) {
         a.dest_qp_num = given.dest_qp_num;
+    }
+    if m.contains(QpAttr::AccessFlags) {
+        a.qp_access_flags = given.qp_access_flags;
+    }
+    if m.contains(QpAttr::Av) {
+        a.av = Some(req.av());
+    }
+    if qp.qp_type == QpType::Rc {
+        // The requester's and responder's state (`rxe_qp_from_attr`),
+        // under the attribute lock (the order: attributes, then these).
+        let mut r = qp.req.lock();
+        if m.contains(QpAttr::State) && a.qp_state == QpState::Reset {
+            let comp = r.comp;
+            r.reset(comp);
+            r.set_psn(a.sq_psn);
+            qp.recv.lock().resp.reset(a.rq_psn);
+        }
+        if m.contains(QpAttr::SqPsn) {
+            r.set_psn(given.sq_psn);
+        }
+        if m.contains(QpAttr::RqPsn) {
+            qp.recv.lock().resp.reset(given.rq_psn);
+        }
+        let mtu = a.path_mtu.bytes().unwrap_or(256);
+        r.set_params(mtu, a.timeout, a.retry_cnt, a.rnr_retry);
     }
     let to_error = m.contains(QpAttr::State) && a.qp_state == QpState::Err;
     let to_reset = m.contains(QpAttr::State) && a.qp_state == QpState::Reset;

@@ -51,10 +51,27 @@ pub(crate) enum Count {
     NoBuffer,
     /// Left to soft-RoCE, which has a device on the same netdev.
     YieldRxe,
+    /// RC: acknowledgements and NAKs the completer took.
+    RcAck,
+    /// RC: dropped acknowledgements of nothing in flight (duplicates,
+    /// forgeries).
+    RcStale,
+    /// RC: duplicate requests, acknowledged again.
+    RcDuplicate,
+    /// RC: dropped requests past the PSN expected (a gap).
+    RcSequence,
+    /// RC: NAKs sent (sequence error, invalid request, operational).
+    RcNakSent,
+    /// RC: RNR NAKs sent (a request with no receive posted).
+    RcRnrSent,
+    /// RC: sequence error NAKs received.
+    RcNakReceived,
+    /// RC: packets sent again (retransmissions).
+    RcRetransmit,
 }
 
 /// The names of the counts, in the order of [`Count`].
-const COUNT_NAMES: [&str; 18] = [
+const COUNT_NAMES: [&str; 26] = [
     "sent",
     "send_error",
     "send_dropped",
@@ -73,6 +90,14 @@ const COUNT_NAMES: [&str; 18] = [
     "drop_flushed",
     "drop_no_buffer",
     "yield_rxe",
+    "rc_ack",
+    "drop_rc_stale",
+    "rc_duplicate",
+    "drop_rc_sequence",
+    "rc_nak_sent",
+    "rc_rnr_nak_sent",
+    "rc_nak_received",
+    "rc_retransmit",
 ];
 
 /// The counters of a device's wire, per CPU: every packet counts, on

@@ -253,6 +253,51 @@ pub(crate) const UD_SEND_ONLY: Opcode = entry(0x64);
 /// `UD SEND_ONLY_WITH_IMMEDIATE`.
 pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: Opcode = entry(0x65);
 
+/// RC's SENDs: FIRST, MIDDLE, LAST, LAST_WITH_IMMEDIATE, ONLY,
+/// ONLY_WITH_IMMEDIATE.
+static RC_SEND: [Opcode; 6] = [
+    entry(0x00),
+    entry(0x01),
+    entry(0x02),
+    entry(0x03),
+    entry(0x04),
+    entry(0x05),
+];
+
+/// RC's `ACKNOWLEDGE`.
+pub(crate) static RC_ACKNOWLEDGE: Opcode = entry(0x11);
+
+/// The RC SEND of a message's packet: its first, its last (with the
+/// message's immediate data, if any), both, or neither.
+pub(crate) fn rc_send(first: bool, last: bool, imm: bool) -> &'static Opcode {
+    let i = match (first, last) {
+        (true, false) => 0,
+        (false, false) => 1,
+        (false, true) => 2 + usize::from(imm),
+        (true, true) => 4 + usize::from(imm),
+    };
+    &RC_SEND[i]
+}
+
+/// The operations of RC requests (`code & 0x1f`) that rv0 executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Operation {
+    /// SEND (any of the six).
+    Send,
+    /// Any other request.
+    Other,
+}
+
+impl Opcode {
+    /// What an RC request does.
+    pub(crate) fn operation(&self) -> Operation {
+        match self.code & 0x1f {
+            0x00..=0x05 => Operation::Send,
+            _ => Operation::Other,
+        }
+    }
+}
+
 /// The table's entry of `code`, which has one (else the build fails).
 const fn entry(code: u8) -> Opcode {
     match table()[code as usize] {

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The responder of an RC QP (`rxe_resp.c`): requests taken in PSN order
+//! into the receive ring, acknowledged when the requester asks; a
+//! duplicate is acknowledged again, a gap answered with one sequence error
+//! NAK, a request with no receive posted with an RNR NAK.
+
+use super::{
+    AETH_ACK_UNLIMITED,
+    AETH_NAK_INVALID_REQ,
+    AETH_NAK_PSN_SEQ_ERROR,
+    AETH_NAK_REM_OP_ERR,
+    AETH_RNR_NAK, //
+};
+use crate::net::skb::DropReason;
+use crate::rdma::{
+    driver::DriverDevice,
+    qp::{
+        Psn,
+        QpAttrs,
+        QpState, //
+    },
+    rxe_abi::wqe::RecvWqe,
+    wc::{
+        UserWc,
+        WcFlag,
+        WcFlags,
+        WcOpcode,
+        WcStatus, //
+    },
+};
+use crate::sw::{
+    cq::CqFull,
+    datapath::{
+        self,
+        Via,
+        PORT, //
+    },
+    device::Rv,
+    mr,
+    qp::QpCore,
+    wire::{
+        self,
+        opcode::{
+            Hdrs,
+            Operation,
+            RC_ACKNOWLEDGE, //
+        },
+        Count,
+        Incoming,
+        Outgoing, //
+    },
+};
+use kernel::sync::{
+    rcu,
+    ArcBorrow, //
+};
+
+/// What the responder answers after releasing its lock.
+struct Answer {
+    syndrome: u32,
+    psn: Psn,
+    msn: u32,
+}
+
+/// A request for `qp`, an RC QP in a state that receives, from the path's
+/// destination: what to count, and why the packet is dropped (`None`:
+/// taken). Any context.
+pub(crate) fn request(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: ArcBorrow<'_, QpCore>,
+    a: &QpAttrs,
+    pkt: &Incoming<'_>,
+) -> (Count, Option<DropReason>) {
+    let mtu = a.path_mtu.bytes().unwrap_or(256);
+    let (result, answer, failed) = {
+        let mut rs = qp.recv.lock();
+        let expected = rs.resp.psn;
+        let msn = rs.resp.msn;
+        if pkt.psn.before(expected) {
+            // A duplicate SEND is acknowledged again, with the PSN before
+            // the one expected (C9-105, `rxe_resp.c:duplicate_request`).
+            let prev = Psn::new(expected.value().wrapping_sub(1));
+            let ack = Answer {
+                syndrome: AETH_ACK_UNLIMITED,
+                psn: prev,
+                msn,
+            };
+            ((Count::RcDuplicate, None), Some(ack), false)
+        } else if expected.before(pkt.psn) {
+            // A gap: one NAK until the expected PSN comes (`check_psn`).
+            let nak = (!rs.resp.nak_sent).then_some(Answer {
+                syndrome: AETH_NAK_PSN_SEQ_ERROR,
+                psn: expected,
+                msn,
+            });
+            rs.resp.nak_sent = true;
+            (
+                (Count::RcSequence, Some(DropReason::NotSpecified)),
+                nak,
+                false,
+            )
+        } else {
+            rs.resp.nak_sent = false;
+            take(dev, guard, &qp, a, &mut rs, pkt, mtu)
+        }
+    };
+    if failed {
+        qp.attrs.lock().qp_state = QpState::Err;
+        QpCore::flush_later(qp);
+    }
+    if let Some(ans) = answer {
+        if ans.syndrome != AETH_ACK_UNLIMITED {
+            dev.wire_counters().count(Count::RcNakSent);
+        }
+        send_ack(dev, &qp, a, &ans);
+    }
+    result
+}
+
+type Taken = ((Count, Option<DropReason>), Option<Answer>, bool);
+
+/// The expected request: executed (a SEND's payload written into the
+/// receive work request), or refused with a NAK.
+fn take(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: &QpCore,
+    a: &QpAttrs,
+    rs: &mut crate::sw::qp::RecvState,
+    pkt: &Incoming<'_>,
+    mtu: usize,
+) -> Taken {
+    let op = pkt.opcode;
+    let start = op.hdrs.has(Hdrs::START);
+    let end = op.hdrs.has(Hdrs::END);
+    let msn = rs.resp.msn;
+    let invalid = |rs: &mut crate::sw::qp::RecvState| -> Taken {
+        // An invalid request (`rxe_resp.c`, class C): NAK, and the QP
+        // fails; a receive begun completes in error.
+        if rs.resp.in_msg.take().is_some() {
+            complete_error(qp, rs, WcStatus::RemInvReqErr);
+        }
+        let nak = Answer {
+            syndrome: AETH_NAK_INVALID_REQ,
+            psn: pkt.psn,
+            msn,
+        };
+        (
+            (Count::Opcode, Some(DropReason::NotSpecified)),
+            Some(nak),
+            true,
+        )
+    };
+    // SENDs only (the other operations are not here yet), in order
+    // (`check_op_seq`), whole MTUs but the last (`check_length`).
+    if op.operation() != Operation::Send || rs.resp.in_msg.is_some() == start {
+        return invalid(rs);
+    }
+    let len = pkt.payload.len();
+    if len > mtu || (!end && len != mtu) {
+        return invalid(rs);
+    }
+    if start {
+        if rs.consumer == qp.rq.user_producer() {
+            // Nothing posted: not ready (`RESPST_ERR_RNR`).
+            let rnr = Answer {
+                syndrome: AETH_RNR_NAK | u32::from(a.min_rnr_timer & 0x1f),
+                psn: pkt.psn,
+                msn,
+            };
+            dev.wire_counters().count(Count::RcRnrSent);
+            return (
+                (Count::NoBuffer, Some(DropReason::NoBuffer)),
+                Some(rnr),
+                false,
+            );
+        }
+        let consumer = rs.consumer;
+        qp.rq.read_slot(consumer, &mut rs.wqe);
+        rs.resp.in_msg = Some(0);
+    }
+    let off = rs.resp.in_msg.unwrap_or(0);
+    let Some(w) = RecvWqe::new(&rs.wqe) else {
+        return invalid(rs);
+    };
+    // CAST: `off` is below 2^31.
+    if let Err(status) = scatter_at(dev, guard, qp, &w, off as usize, pkt.payload) {
+        // Too long for the buffer, or a bad buffer: the receive completes
+        // in error, NAK, the QP fails (`RESPST_ERR_LENGTH`,
+        // `RESPST_ERR_MALFORMED_WQE`).
+        rs.resp.in_msg = None;
+        complete_error(qp, rs, status);
+        let syndrome = if status == WcStatus::LocLenErr {
+            AETH_NAK_INVALID_REQ
+        } else {
+            AETH_NAK_REM_OP_ERR
+        };
+        let nak = Answer {
+            syndrome,
+            psn: pkt.psn,
+            msn,
+        };
+        return (
+            (Count::NoBuffer, Some(DropReason::NotSpecified)),
+            Some(nak),
+            true,
+        );
+    }
+    // CAST: At most 4096 more, below 2^31 with the rest (checked as
+    // written: the buffer's SGEs are `u32`s, at most 32 of them... and a
+    // message past 2^31 has no room).
+    let total = off.saturating_add(len as u32);
+    rs.resp.psn = pkt.psn.next();
+    let mut failed = false;
+    if end {
+        rs.resp.in_msg = None;
+        rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
+        let mut flags = WcFlags::empty();
+        if pkt.imm.is_some() {
+            flags |= WcFlag::WithImm;
+        }
+        // `rxe_resp.c:do_complete`, for RC.
+        let wc = UserWc {
+            wr_id: w.wr_id(),
+            status: WcStatus::Success,
+            opcode: WcOpcode::Recv,
+            byte_len: total,
+            imm_data: pkt.imm.unwrap_or(0),
+            qp_num: qp.qpn,
+            src_qp: a.dest_qp_num,
+            wc_flags: flags,
+            port_num: PORT,
+        };
+        rs.consumer = qp.rq.next(rs.consumer);
+        qp.rq.publish_consumer(rs.consumer);
+        failed = qp.recv_cq.post(&wc, pkt.solicited) == Err(CqFull);
+    } else {
+        rs.resp.in_msg = Some(total);
+    }
+    let ack = pkt.ack_req.then_some(Answer {
+        syndrome: AETH_ACK_UNLIMITED,
+        psn: pkt.psn,
+        msn: rs.resp.msn,
+    });
+    ((Count::Received, None), ack, failed)
+}
+
+/// The receive work request in `rs` completes with `status`.
+fn complete_error(qp: &QpCore, rs: &mut crate::sw::qp::RecvState, status: WcStatus) {
+    let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
+    rs.consumer = qp.rq.next(rs.consumer);
+    qp.rq.publish_consumer(rs.consumer);
+    let _ = qp
+        .recv_cq
+        .post(&UserWc::error(wr_id, status, qp.qpn), false);
+}
+
+/// Writes `payload` at byte `off` of the buffer of `w`, in `qp`'s memory
+/// regions (local write access, `qp`'s PD): `IB_WC_LOC_LEN_ERR` past its
+/// end, `IB_WC_LOC_QP_OP_ERR` for a bad SGE.
+fn scatter_at(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: &QpCore,
+    w: &RecvWqe<'_>,
+    off: usize,
+    payload: &[u8],
+) -> core::result::Result<(), WcStatus> {
+    let n = w.num_sge();
+    if n > qp.cap.max_recv_sge {
+        return Err(WcStatus::LocQpOpErr);
+    }
+    let mut skip = off;
+    let mut done = 0usize;
+    for i in 0..n {
+        if done == payload.len() {
+            break;
+        }
+        let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
+        // CAST: A `u32`.
+        let sge_len = sge.length as usize;
+        if skip >= sge_len {
+            skip -= sge_len;
+            continue;
+        }
+        let take = (sge_len - skip).min(payload.len() - done);
+        let mr = mr::find(dev, guard, sge.lkey).map_err(|_| WcStatus::LocProtErr)?;
+        // CAST: Below the SGE's `u32` length.
+        let addr = sge
+            .addr
+            .checked_add(skip as u64)
+            .ok_or(WcStatus::LocProtErr)?;
+        let at = mr
+            .check(qp.pd, true, addr, take as u64)
+            .map_err(|_| WcStatus::LocProtErr)?;
+        mr.write(at, &payload[done..done + take])
+            .map_err(|_| WcStatus::LocProtErr)?;
+        done += take;
+        skip = 0;
+    }
+    if done < payload.len() {
+        return Err(WcStatus::LocLenErr);
+    }
+    Ok(())
+}
+
+/// Sends an acknowledgement (or NAK) of `qp` to its path: an RC
+/// ACKNOWLEDGE with the AETH (`rxe_resp.c:send_ack`). Lost if the path
+/// has no route (the requester retries). Any context.
+fn send_ack(dev: &DriverDevice<Rv>, qp: &QpCore, a: &QpAttrs, ans: &Answer) {
+    let Some(av) = a.av else {
+        return;
+    };
+    let Ok((src, ndev)) = datapath::source(dev, &av) else {
+        return;
+    };
+    let own_mac = {
+        let guard = rcu::read_lock();
+        dev.netdev_rcu(&guard).map(|n| n.mac())
+    };
+    let out = Outgoing {
+        src,
+        dst: av.dgid.ip(),
+        traffic_class: av.traffic_class,
+        hop_limit: av.hop_limit,
+        src_port: wire::source_port(qp.qpn),
+        opcode: &RC_ACKNOWLEDGE,
+        dest_qpn: a.dest_qp_num,
+        src_qpn: qp.qpn,
+        psn: ans.psn,
+        qkey: 0,
+        imm: None,
+        solicited: false,
+        ack_req: false,
+        aeth: (ans.syndrome << 24) | (ans.msn & Psn::MASK),
+        payload_len: 0,
+    };
+    let via = if own_mac == Some(av.dmac) {
+        Via::Loopback
+    } else {
+        Via::IpAtomic
+    };
+    let _ = datapath::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
+}

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reliable connections on rv0 (rverbs loaded with rc=1; issue 29, its
+# first part: SENDs): rdma-core's unmodified ibv_rc_pingpong with its
+# buffer check (-c) between rv0 (veth0) and a peer on veth1 in netns peer,
+# first soft-RoCE (rxe1), then another rv device (rv1), both directions,
+# IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the port's MTU is 1024), with
+# completion events (-e); rv0 to itself (its loopback); then the same
+# under loss, reordering and duplication (netem on both veths), where the
+# retransmissions and NAKs show in rv0's wire counters; and the ends of
+# retrying (rc_retry.py): a peer that never answers ends in
+# IBV_WC_RETRY_EXC_ERR, a receiver with nothing posted in
+# IBV_WC_RNR_RETRY_EXC_ERR, after the configured retries.
+
+. "$(dirname "$0")/lib.sh"
+
+ITERS=100
+SIZES="1 1024 4096"
+LOSS_ITERS=100
+if [ "${RVERBS_LANE:-}" = debug ]; then
+	ITERS=20 SIZES="4096" LOSS_ITERS=50
+fi
+DBG=/sys/kernel/debug/rverbs
+PORT=18700
+RETRY=$(dirname "$0")/rc_retry.py
+TMP=$(mktemp -d /tmp/rv0_rc.XXXXXX)
+
+cleanup() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec $NS tc qdisc del dev veth1 root 2>/dev/null
+	rdma link del rv0 2>/dev/null
+	rdma link del rv1 2>/dev/null
+	rdma link del rxe1 2>/dev/null
+	ns_cleanup
+	rm -rf "$TMP"
+	true
+}
+trap cleanup EXIT
+
+# wait_gid DEV ADDR - the index of DEV's RoCE v2 GID of ADDR, once it is
+# there (up to 10 s).
+wait_gid() {
+	local i g
+	for ((i = 0; i < 100; i++)); do
+		g=$(gid_index "$1" "$2")
+		[ -n "$g" ] && echo "$g" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pingpong SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET SIZE ITERS [ARGS...]
+# - ibv_rc_pingpong's server on SRV_DEV (in netns SRV_NS, "-" for the
+# initial one) and its client on CLI_DEV in the other; both must finish.
+pingpong() {
+	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv rc i
+	shift 8
+	local -a sx=() cx=()
+	if [ "$sns" = - ]; then cx=(ip netns exec $NS); else sx=(ip netns exec "$sns"); fi
+	[ "$target" = 127.0.0.1 ] && cx=()
+	PORT=$((PORT + 1))
+	"${sx[@]}" timeout 60 ibv_rc_pingpong -d "$sdev" -g "$sgid" -s "$size" -n "$n" \
+		-p $PORT "$@" >"$TMP/srv" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 50; i++)); do
+		"${cx[@]}" timeout 60 ibv_rc_pingpong -d "$cdev" -g "$cgid" -s "$size" -n "$n" \
+			-p $PORT "$@" "$target" >"$TMP/cli" 2>&1
+		rc=$?
+		grep -q "Couldn't connect" "$TMP/cli" || break
+		sleep 0.1
+	done
+	wait $srv || rc=1
+	if [ "$rc" != 0 ] || ! grep -q "$n iters" "$TMP/cli" || ! grep -q "$n iters" "$TMP/srv"; then
+		sed 's/^/# server: /' "$TMP/srv"
+		sed 's/^/# client: /' "$TMP/cli"
+		for d in rv0 rv1; do
+			[ -e "$DBG/$d/wire" ] && awk -v d=$d '$2 != 0 { print "# " d ": " $0 }' "$DBG/$d/wire"
+		done
+		return 1
+	fi
+}
+
+# retry CASE PEER PEER_GIDX - rc_retry.py's CASE from rv0 to PEER.
+retry() {
+	local out
+	out=$(timeout 60 python3 "$RETRY" "$1" rv0 "$g4" "$2" "$3" 2>&1) && return 0
+	echo "$out" | sed 's/^/# /'
+	return 1
+}
+
+wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
+
+# duplicates_seen - rv0 or rv1 acknowledged a duplicate again, or dropped
+# an acknowledgement of nothing in flight.
+duplicates_seen() {
+	local n=0 d c
+	for d in rv0 rv1; do
+		for c in rc_duplicate drop_rc_stale; do
+			n=$((n + $(counter $d $c)))
+		done
+	done
+	[ $n -gt 0 ]
+}
+
+# counter DEV NAME - a wire counter of rv device DEV.
+counter() { awk -v k="$2" '$1 == k { print $2 }' "$DBG/$1/wire"; }
+
+# wire_clean DEV - DEV dropped nothing but what RC's recovery drops and
+# the requests it answered with an RNR NAK (rc_retry.py's rnr cases).
+wire_clean() {
+	local bad
+	bad=$(awk '$1 == "rc_rnr_nak_sent" { rnr = $2 } { v[$1] = $2 }
+		END { for (k in v) if (k ~ /^drop_/ && k != "drop_rc_stale" && k != "drop_rc_sequence" &&
+			!(k == "drop_no_buffer" && v[k] == rnr) && v[k] != 0) print k, v[k] }' "$DBG/$1/wire")
+	[ -z "$bad" ] || { echo "$bad" | sed 's/^/# /'; return 1; }
+}
+
+ktap_print_header
+modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS_KO" rc=1 &&
+	ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
+	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
+	ktap_exit_fail_msg "setup failed"
+n=0
+for s in $SIZES; do n=$((n + 2)); done
+ktap_set_plan $((2 * (n + 5) + 10))
+
+g4=$(wait_gid rv0 ::ffff:$IP4_A)
+g6=$(wait_gid rv0 $IP6_A)
+p4=$(wait_gid rxe1 ::ffff:$IP4_B)
+p6=$(wait_gid rxe1 $IP6_B)
+ksft_check "rv0 and rxe1 have their RoCE v2 GIDs" test -n "$g4" -a -n "$g6" -a -n "$p4" -a -n "$p6"
+
+for peer in rxe1 rv1; do
+	if [ $peer = rv1 ]; then
+		ip netns exec $NS rdma link del rxe1 &&
+			ip netns exec $NS rdma link add rv1 type rverbs netdev veth1
+		p4=$(wait_gid rv1 ::ffff:$IP4_B)
+		p6=$(wait_gid rv1 $IP6_B)
+	fi
+	for s in $SIZES; do
+		ksft_check "rv0 -> $peer: ibv_rc_pingpong -c, IPv4, $s bytes" \
+			pingpong $NS $peer "$p4" rv0 "$g4" $IP4_B "$s" $ITERS -c
+		ksft_check "$peer -> rv0: ibv_rc_pingpong -c, IPv4, $s bytes" \
+			pingpong - rv0 "$g4" $peer "$p4" $IP4_A "$s" $ITERS -c
+	done
+	ksft_check "rv0 -> $peer: ibv_rc_pingpong -c -e, IPv6, 4096 bytes" \
+		pingpong $NS $peer "$p6" rv0 "$g6" $IP4_B 4096 $ITERS -c -e
+	ksft_check "$peer -> rv0: ibv_rc_pingpong -c -e, IPv6, 4096 bytes" \
+		pingpong - rv0 "$g6" $peer "$p6" $IP4_A 4096 $ITERS -c -e
+	for c in retry rnr rnr_recovers; do
+		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
+	done
+done
+ksft_check "rv0 and rv1 dropped nothing" wire_clean_both
+ksft_check "rv0 took acknowledgements" test "$(counter rv0 rc_ack)" -gt 0
+
+ksft_check "rv0 to itself: ibv_rc_pingpong -c, 4096 bytes (the device's loopback)" \
+	pingpong - rv0 "$g4" rv0 "$g4" 127.0.0.1 4096 $ITERS -c
+
+retr0=$(counter rv0 rc_retransmit)
+tc qdisc add dev veth0 root netem loss 5% &&
+	ip netns exec $NS tc qdisc add dev veth1 root netem loss 5%
+ksft_check "rv0 <-> rv1 under 5% loss both ways: ibv_rc_pingpong -c, 4096 bytes" \
+	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $LOSS_ITERS -c
+ksft_check "the loss shows: rv0 sent packets again" test "$(counter rv0 rc_retransmit)" -gt "$retr0"
+tc qdisc change dev veth0 root netem delay 1ms reorder 50% gap 3 duplicate 5%
+ip netns exec $NS tc qdisc change dev veth1 root netem delay 1ms reorder 50% gap 3 duplicate 5%
+ksft_check "rv0 <-> rv1 reordered and duplicated: ibv_rc_pingpong -c, 4096 bytes" \
+	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $LOSS_ITERS -c
+ksft_check "the duplicates show: acknowledged again or dropped as stale" duplicates_seen
+tc qdisc del dev veth0 root
+ip netns exec $NS tc qdisc del dev veth1 root
+
+ksft_check "rv0: nothing live afterwards" \
+	bash -c "grep -qx 'qp 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'cq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'mr 0 max [0-9]*' $DBG/rv0/resources"
+ksft_check "rdma link del rv0 rv1 and rmmod rverbs" \
+	bash -c "rdma link del rv0 && ip netns exec $NS rdma link del rv1 && rmmod rverbs && [ ! -e /sys/module/rverbs ]"
+ktap_finished
