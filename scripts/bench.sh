@@ -32,7 +32,7 @@ ROUNDS=${RVERBS_BENCH_ROUNDS:-5}
 trap 'rdma link del rvd0 2>/dev/null; ip netns exec $NS rdma link del rvd1 2>/dev/null; ip link del vethd0 2>/dev/null; ip link del vethu0 2>/dev/null; teardown' EXIT
 # max_ah: room on rv0 for the scale case (SCALE live AHs).
 SCALE=${RVERBS_BENCH_SCALE:-100000}
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" max_ah=$((SCALE + 1000)) &&
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" max_ah=$((SCALE + 1000)) rc=1 &&
 	ns_setup && rxe_pair_up || { echo "bench: setup failed" >&2; exit 1; }
 
 median() {
@@ -404,6 +404,61 @@ while IFS='|' read -r name args field faster; do
 	fi
 done <<<"$MANY_CASES"
 echo "(rv faster: rxe's time over rv's, or rv's rate over rxe's; above 1.00x rv is faster)"
+
+# RC (issue 29, SENDs so far): perftest between rxe0 and rxe1 and between
+# rvd0 and rvd1, the same pairs of namespaces, rounds taking turns.
+# perf_run TOOL DEV PEER IP PIP ARGS... - one run, server PEER in $NS,
+# client DEV here; prints perftest's result line.
+PERF_PORT=18900
+perf_run() {
+	local tool=$1 dev=$2 peer=$3 ip=$4 pip=$5 srv out ok
+	shift 5
+	PERF_PORT=$((PERF_PORT + 1))
+	out=$(mktemp)
+	ip netns exec $NS timeout 60 "$tool" -d "$peer" -x "$(gid_index "$peer" "::ffff:$pip")" \
+		-p $PERF_PORT -F "$@" >"$out.srv" 2>&1 &
+	srv=$!
+	ok=0
+	for ((j = 0; j < 50; j++)); do
+		timeout 60 "$tool" -d "$dev" -x "$(gid_index "$dev" "::ffff:$ip")" -p $PERF_PORT -F \
+			"$@" "$pip" >"$out" 2>&1 && { ok=1; break; }
+		grep -q "Couldn't connect" "$out" || break
+		sleep 0.1
+	done
+	wait $srv || ok=0
+	if [ $ok = 0 ]; then
+		echo "bench: $tool $dev <-> $peer $* failed:" >&2
+		cat "$out" "$out.srv" >&2
+		exit 1
+	fi
+	grep -A1 '#bytes' "$out" | tail -1
+	rm -f "$out" "$out.srv"
+}
+# name|tool|arguments|the result line's field|lower or higher is faster|scale
+PERF_CASES="SEND bandwidth, 64 KiB (MB/s)|ib_send_bw|-s 65536 -D $MANY_SECS|4|higher|1
+SEND message rate, 64 B (msg/s)|ib_send_bw|-s 64 -D $MANY_SECS|5|higher|1000000
+SEND latency, 64 B, typical (ns)|ib_send_lat|-s 64 -n 5000|5|lower|1000"
+printf '\n%-44s %12s %12s %8s\n' "RC (perftest), median of $ROUNDS x $MANY_SECS s" "rxe" "rv" \
+	"rv faster"
+while IFS='|' read -r name tool args field faster scale; do
+	x=()
+	v=()
+	for ((i = 0; i < ROUNDS; i++)); do
+		# shellcheck disable=SC2086 # the arguments of the case
+		read -ra m <<<"$(perf_run "$tool" rxe0 rxe1 192.0.2.1 192.0.2.2 $args)"
+		x+=("$(awk -v v="${m[field - 1]}" -v k="$scale" 'BEGIN { printf "%d", v * k }')")
+		# shellcheck disable=SC2086
+		read -ra m <<<"$(perf_run "$tool" rvd0 rvd1 198.18.3.1 198.18.3.2 $args)"
+		v+=("$(awk -v v="${m[field - 1]}" -v k="$scale" 'BEGIN { printf "%d", v * k }')")
+	done
+	xm=$(printf '%s\n' "${x[@]}" | median)
+	vm=$(printf '%s\n' "${v[@]}" | median)
+	if [ "$faster" = lower ]; then
+		printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$xm" "$vm")"
+	else
+		printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$vm" "$xm")"
+	fi
+done <<<"$PERF_CASES"
 
 # What the receive hook costs other traffic (issue 28): plain UDP and TCP
 # to a socket in namespace $NS over a veth pair of their own (vethu0 here,

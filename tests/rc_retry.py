@@ -5,6 +5,7 @@
     rc_retry.py retry DEV GIDX PEER_DEV PEER_GIDX
     rc_retry.py rnr DEV GIDX PEER_DEV PEER_GIDX
     rc_retry.py rnr_recovers DEV GIDX PEER_DEV PEER_GIDX
+    rc_retry.py destroy_retrying DEV GIDX PEER_DEV PEER_GIDX
 
 retry: an RC QP on DEV (GID index GIDX) connected to a QP number that
 PEER_DEV (its GID index PEER_GIDX) does not have: nothing answers its
@@ -15,6 +16,9 @@ and a min_rnr_timer of 1 (10 us): the SEND ends in
 IBV_WC_RNR_RETRY_EXC_ERR after rnr_retry 2.  rnr_recovers: the same with
 rnr_retry 7 (forever), and a receive posted 0.2 s later: the SEND
 completes, and so does the receive, with the bytes sent.
+destroy_retrying: as retry, with retry_cnt 7 (forever) at a timeout of
+2^8 x 4.096 us, and the QP destroyed after half a second of retrying
+(its timers stopped while they fire: the debug lane's KASAN watches).
 Prints one line per completion ("wc wr_id W status S opcode O len L")
 and "state S" of the sending QP at the end; exits 0 when the outcome is
 the one expected, 1 otherwise.
@@ -102,13 +106,23 @@ class End:
 
 
 def main(argv):
-    if len(argv) != 6 or argv[1] not in ("retry", "rnr", "rnr_recovers"):
+    if len(argv) != 6 or argv[1] not in ("retry", "rnr", "rnr_recovers", "destroy_retrying"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     case = argv[1]
     a = End(argv[2], int(argv[3]))
     b = End(argv[4], int(argv[5]))
     ok = False
+    if case == "destroy_retrying":
+        a.connect(b.gid, b.qp.qp_num ^ 0x800, timeout=8, retry=7)
+        a.send(1)
+        time.sleep(0.5)
+        wcs = a.poll(1, secs=0)
+        state = a.qp.query(M.IBV_QP_STATE)[0].qp_state
+        print("state %d" % state)
+        a.qp.close()
+        # Still retrying when destroyed: no completion, still in RTS.
+        return 0 if not wcs and state == ibv_qp_state.IBV_QPS_RTS else 1
     if case == "retry":
         # A QP number b's device does not have.
         a.connect(b.gid, b.qp.qp_num ^ 0x800)

@@ -6,7 +6,8 @@
 # buffer check (-c) between rv0 (veth0) and a peer on veth1 in netns peer,
 # first soft-RoCE (rxe1), then another rv device (rv1), both directions,
 # IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the port's MTU is 1024), with
-# completion events (-e); rv0 to itself (its loopback); then the same
+# completion events (-e); perftest's ib_send_bw both ways and ib_send_lat;
+# rv0 to itself (its loopback); then the same
 # under loss, reordering and duplication (netem on both veths), where the
 # retransmissions and NAKs show in rv0's wire counters; and the ends of
 # retrying (rc_retry.py): a peer that never answers ends in
@@ -18,8 +19,9 @@
 ITERS=100
 SIZES="1 1024 4096"
 LOSS_ITERS=100
+PERF_ITERS=2000
 if [ "${RVERBS_LANE:-}" = debug ]; then
-	ITERS=20 SIZES="4096" LOSS_ITERS=50
+	ITERS=20 SIZES="4096" LOSS_ITERS=50 PERF_ITERS=200
 fi
 DBG=/sys/kernel/debug/rverbs
 PORT=18700
@@ -57,7 +59,7 @@ pingpong() {
 	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv rc i
 	shift 8
 	local -a sx=() cx=()
-	if [ "$sns" = - ]; then cx=(ip netns exec $NS); else sx=(ip netns exec "$sns"); fi
+	if [ "$sns" = - ]; then cx=(ip netns exec "$NS"); else sx=(ip netns exec "$sns"); fi
 	[ "$target" = 127.0.0.1 ] && cx=()
 	PORT=$((PORT + 1))
 	"${sx[@]}" timeout 60 ibv_rc_pingpong -d "$sdev" -g "$sgid" -s "$size" -n "$n" \
@@ -79,6 +81,33 @@ pingpong() {
 		done
 		return 1
 	fi
+}
+
+# perf TOOL SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET ARGS... - a
+# perftest tool's server on SRV_DEV (in netns SRV_NS, "-" for the initial
+# one) and its client on CLI_DEV; both must exit 0.
+perf() {
+	local tool=$1 sns=$2 sdev=$3 sgid=$4 cdev=$5 cgid=$6 target=$7 srv rc i
+	shift 7
+	local -a sx=() cx=()
+	if [ "$sns" = - ]; then cx=(ip netns exec "$NS"); else sx=(ip netns exec "$sns"); fi
+	PORT=$((PORT + 1))
+	"${sx[@]}" timeout 60 "$tool" -d "$sdev" -x "$sgid" -p $PORT -F "$@" >"$TMP/srv" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 50; i++)); do
+		"${cx[@]}" timeout 60 "$tool" -d "$cdev" -x "$cgid" -p $PORT -F "$@" "$target" \
+			>"$TMP/cli" 2>&1
+		rc=$?
+		grep -q "Couldn't connect\|Unable to open file descriptor" "$TMP/cli" || break
+		sleep 0.1
+	done
+	wait $srv || rc=1
+	if [ "$rc" != 0 ]; then
+		grep -v '^ *$' "$TMP/srv" | tail -15 | sed 's/^/# server: /'
+		grep -v '^ *$' "$TMP/cli" | tail -15 | sed 's/^/# client: /'
+		return 1
+	fi
+	grep -A1 '#bytes' "$TMP/cli" | tail -1 | sed "s/^/# $tool: /"
 }
 
 # retry CASE PEER PEER_GIDX - rc_retry.py's CASE from rv0 to PEER.
@@ -123,7 +152,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (n + 5) + 10))
+ktap_set_plan $((2 * (n + 9) + 12))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -148,7 +177,13 @@ for peer in rxe1 rv1; do
 		pingpong $NS $peer "$p6" rv0 "$g6" $IP4_B 4096 $ITERS -c -e
 	ksft_check "$peer -> rv0: ibv_rc_pingpong -c -e, IPv6, 4096 bytes" \
 		pingpong - rv0 "$g6" $peer "$p6" $IP4_A 4096 $ITERS -c -e
-	for c in retry rnr rnr_recovers; do
+	ksft_check "rv0 -> $peer: ib_send_bw, 4096 bytes, $PERF_ITERS messages" \
+		perf ib_send_bw $NS $peer "$p4" rv0 "$g4" $IP4_B -s 4096 -n $PERF_ITERS
+	ksft_check "$peer -> rv0: ib_send_bw, 4096 bytes, $PERF_ITERS messages" \
+		perf ib_send_bw - rv0 "$g4" $peer "$p4" $IP4_A -s 4096 -n $PERF_ITERS
+	ksft_check "rv0 -> $peer: ib_send_lat, 64 bytes, $PERF_ITERS messages" \
+		perf ib_send_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -s 64 -n $PERF_ITERS
+	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
 	done
 done
@@ -171,6 +206,37 @@ ksft_check "rv0 <-> rv1 reordered and duplicated: ibv_rc_pingpong -c, 4096 bytes
 ksft_check "the duplicates show: acknowledged again or dropped as stale" duplicates_seen
 tc qdisc del dev veth0 root
 ip netns exec $NS tc qdisc del dev veth1 root
+
+# link_del_under_load - rdma link del rv0 while ibv_rc_pingpong (with
+# completion events: a polling end would poll the zeroed ring of a
+# disassociated context for ever) runs between rv0 and rv1: it returns,
+# rv0's end ends, and rv0 comes back and carries traffic again.
+link_del_under_load() {
+	local srv cli rc=0
+	PORT=$((PORT + 1))
+	ip netns exec $NS timeout 60 ibv_rc_pingpong -d rv1 -g "$p4" -s 4096 -n 1000000 -p $PORT -e \
+		>"$TMP/srv" 2>&1 &
+	srv=$!
+	sleep 1
+	timeout 60 ibv_rc_pingpong -d rv0 -g "$g4" -s 4096 -n 1000000 -p $PORT -e $IP4_B \
+		>"$TMP/cli" 2>&1 &
+	cli=$!
+	sleep 3
+	timeout 30 rdma link del rv0 || { echo "# rdma link del rv0 did not return"; rc=1; }
+	# The ends see the device go (or their peer stop answering); neither
+	# may outlive its timeout.
+	wait $cli
+	[ $? = 124 ] && { echo "# the client outlived the device"; rc=1; }
+	kill $srv 2>/dev/null
+	wait $srv
+	rdma link add rv0 type rverbs netdev veth0 || return 1
+	g4=$(wait_gid rv0 ::ffff:$IP4_A) || return 1
+	return $rc
+}
+
+ksft_check "rdma link del rv0 under RC traffic: returns, the ends end" link_del_under_load
+ksft_check "rv0 again -> rv1: ibv_rc_pingpong -c, 4096 bytes" \
+	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $ITERS -c
 
 ksft_check "rv0: nothing live afterwards" \
 	bash -c "grep -qx 'qp 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'cq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'mr 0 max [0-9]*' $DBG/rv0/resources"

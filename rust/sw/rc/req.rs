@@ -155,7 +155,7 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
             // back before the IP layer returns (a veth delivers in the
             // sender's softirq).
             let resend = step.psn.before(r.sent);
-            let n = (step.p.len - step.offset).min(r.mtu);
+            let n = step.p.len.saturating_sub(step.offset).min(r.mtu);
             r.psn = step.psn.next();
             if r.sent.before(r.psn) {
                 r.sent = r.psn;
@@ -198,7 +198,7 @@ fn packet(
     };
     let av = a.av.ok_or(WcStatus::LocQpOpErr)?;
     let p = &step.p;
-    let n = (p.len - step.offset).min(mtu);
+    let n = p.len.saturating_sub(step.offset).min(mtu);
     let first = step.offset == 0;
     let last = step.offset + n >= p.len;
     let index = psn_distance(p.first, step.psn) + 1;
