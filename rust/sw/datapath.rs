@@ -272,6 +272,7 @@ fn send_one(
         solicited: w.send_flags().contains(SendFlag::Solicited),
         ack_req: false,
         aeth: 0,
+        reth: (0, 0, 0),
         // CAST: At most the MTU (checked above).
         payload_len: claimed as usize,
     };

@@ -278,6 +278,32 @@ impl MrAccess<'_> {
         usize::try_from(addr - p.iova + first).map_err(|_| MrError::OutOfRange)
     }
 
+    /// soft-RoCE's checks of a remote access by an RC QP of PD `pd`
+    /// (`rxe_resp.c:check_rkey`, `rxe_mr.c:lookup_mr` with
+    /// `RXE_LOOKUP_REMOTE`): the PD, the remote access asked for, the
+    /// range. The offset, as [`MrAccess::check`].
+    pub(crate) fn check_remote(
+        &self,
+        pd: u64,
+        access: Access,
+        addr: u64,
+        len: u64,
+    ) -> core::result::Result<usize, MrError> {
+        let b = *self.mr.binding.lock();
+        if b.pd != pd {
+            return Err(MrError::OtherPd);
+        }
+        if !b.access.contains(access) {
+            return Err(MrError::NotWritable);
+        }
+        let p = &self.mr.parts;
+        if addr < p.iova || len > p.length || addr - p.iova > p.length - len {
+            return Err(MrError::OutOfRange);
+        }
+        let first = p.iova & (PAGE_SIZE as u64 - 1);
+        usize::try_from(addr - p.iova + first).map_err(|_| MrError::OutOfRange)
+    }
+
     /// Fills `dst` from offset `off` (from [`MrAccess::check`]).
     pub(crate) fn read(&self, off: usize, dst: &mut [u8]) -> Result {
         self.umem.read(off, dst)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! rv0's reliable connections (RC), the first part: SENDs (with immediate
-//! data) of any length up to 2^31 bytes, segmented at the path MTU, with
+//! rv0's reliable connections (RC), the first parts: SENDs and RDMA
+//! WRITEs (with immediate data) of any length up to 2^31 bytes, segmented
+//! at the path MTU, with
 //! soft-RoCE's wire and its rules for acknowledgements, sequence errors,
 //! retransmission and receivers not ready (`rxe_req.c`, `rxe_resp.c`,
-//! `rxe_comp.c` of 7.2). RDMA WRITE and READ, atomics, SRQs and memory
+//! `rxe_comp.c` of 7.2). RDMA READ, atomics, SRQs and memory
 //! windows are not here yet: such a request completes with
 //! `IB_WC_LOC_QP_OP_ERR`, and such a packet is answered with a NAK
 //! (invalid request).
@@ -77,6 +78,8 @@ pub(crate) struct Pending {
     /// The message's bytes.
     len: u32,
     imm: bool,
+    /// An RDMA WRITE (else a SEND).
+    write: bool,
     signaled: bool,
     /// Refused before it was sent: it completes with this status, in
     /// order.
@@ -247,10 +250,19 @@ pub(crate) struct RespState {
     msn: u32,
     /// A sequence error NAK was sent for the gap at [`RespState::psn`].
     nak_sent: bool,
-    /// The message being received: the receive work request copied out
-    /// of the ring (in [`crate::sw::qp::RecvState::wqe`]) and the bytes
-    /// written so far.
-    in_msg: Option<u32>,
+    /// The message being received, after its first packet.
+    in_msg: Option<InMsg>,
+}
+
+/// A message being received.
+#[derive(Clone, Copy)]
+struct InMsg {
+    /// The bytes written so far.
+    written: u32,
+    /// An RDMA WRITE's RETH (virtual address, R_Key, length); `None` for
+    /// a SEND, whose receive work request is copied out of the ring (in
+    /// [`crate::sw::qp::RecvState::wqe`]).
+    write: Option<(u64, u32, u32)>,
 }
 
 impl RespState {

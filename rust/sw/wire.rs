@@ -102,6 +102,8 @@ pub(crate) struct Outgoing {
     pub(crate) ack_req: bool,
     /// The AETH of an acknowledgement: syndrome and MSN.
     pub(crate) aeth: u32,
+    /// The RETH of an RDMA request: virtual address, R_Key, length.
+    pub(crate) reth: (u64, u32, u32),
     /// The payload's length, at most the path MTU.
     pub(crate) payload_len: usize,
 }
@@ -208,6 +210,13 @@ impl Outgoing {
             let a = t + BTH_LEN + off;
             buf[a..a + 4].copy_from_slice(&self.aeth.to_be_bytes());
         }
+        if let Some(off) = op.offset(Hdrs::RETH) {
+            let r = t + BTH_LEN + off;
+            let (va, rkey, len) = self.reth;
+            buf[r..r + 8].copy_from_slice(&va.to_be_bytes());
+            buf[r + 8..r + 12].copy_from_slice(&rkey.to_be_bytes());
+            buf[r + 12..r + 16].copy_from_slice(&len.to_be_bytes());
+        }
         if let Some(off) = op.offset(Hdrs::DETH) {
             let d = t + BTH_LEN + off;
             buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
@@ -312,6 +321,8 @@ pub(crate) struct Incoming<'a> {
     pub(crate) ack_req: bool,
     /// The AETH (acknowledgements, read responses), else 0.
     pub(crate) aeth: u32,
+    /// The RETH (virtual address, R_Key, length), else zeros.
+    pub(crate) reth: (u64, u32, u32),
     /// The DETH's (UD), else 0.
     pub(crate) qkey: u32,
     pub(crate) src_qpn: u32,
@@ -448,6 +459,10 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         psn: Psn::new(word(8)),
         ack_req: b[8] & 0x80 != 0,
         aeth: at(Hdrs::AETH).map_or(0, word),
+        reth: at(Hdrs::RETH).map_or((0, 0, 0), |r| {
+            let va = (u64::from(word(r)) << 32) | u64::from(word(r + 4));
+            (va, word(r + 8), word(r + 12))
+        }),
         qkey,
         src_qpn,
         imm,

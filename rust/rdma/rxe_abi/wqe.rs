@@ -38,6 +38,7 @@ mod wqe_layout {
         rxe_recv_wqe,
         rxe_send_wqe,
         rxe_send_wr,
+        rxe_send_wr__bindgen_ty_2__bindgen_ty_2 as rxe_rdma_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_4 as rxe_ud_wr,
         rxe_sge, //
     };
@@ -55,6 +56,8 @@ mod wqe_layout {
     pub(super) const REMOTE_QPN: usize = UD + offset_of!(rxe_ud_wr, remote_qpn);
     pub(super) const REMOTE_QKEY: usize = UD + offset_of!(rxe_ud_wr, remote_qkey);
     pub(super) const AH_NUM: usize = UD + offset_of!(rxe_ud_wr, ah_num);
+    pub(super) const REMOTE_ADDR: usize = UD + offset_of!(rxe_rdma_wr, remote_addr);
+    pub(super) const RKEY: usize = UD + offset_of!(rxe_rdma_wr, rkey);
     const SEND_DMA: usize = offset_of!(rxe_send_wqe, dma);
     pub(super) const SEND_LENGTH: usize = SEND_DMA + offset_of!(rxe_dma_info, length);
     pub(super) const SEND_NUM_SGE: usize = SEND_DMA + offset_of!(rxe_dma_info, num_sge);
@@ -70,6 +73,7 @@ mod wqe_layout {
 
     // The ABI as soft-RoCE's header lays it out (`rdma_user_rxe.h`).
     const _: () = assert!(OPCODE == 12 && REMOTE_QPN == 24 && AH_NUM == 36);
+    const _: () = assert!(REMOTE_ADDR == 24 && RKEY == 32);
     const _: () = assert!(SEND_LENGTH == 184 && SEND_NUM_SGE == 196 && SEND_SGE == 208);
     const _: () = assert!(RECV_NUM_SGE == 28 && RECV_SGE == 40 && SGE == 16);
 }
@@ -99,7 +103,7 @@ fn sge_at(b: &[u8], base: usize, i: u32) -> Option<Sge> {
     })
 }
 
-/// A send work request of a UD QP as soft-RoCE's provider writes it
+/// A send work request as soft-RoCE's provider writes it
 /// (`struct rxe_send_wqe`), read from a copy of its slot: userspace wrote
 /// it, so every field is only a claim, checked by the driver.
 pub(crate) struct SendWqe<'a>(&'a [u8]);
@@ -135,6 +139,16 @@ impl<'a> SendWqe<'a> {
 
     pub(crate) fn remote_qkey(&self) -> u32 {
         u32_at(self.0, wqe_layout::REMOTE_QKEY)
+    }
+
+    /// The remote address of an RDMA operation.
+    pub(crate) fn remote_addr(&self) -> u64 {
+        u64_at(self.0, wqe_layout::REMOTE_ADDR)
+    }
+
+    /// The remote key of an RDMA operation.
+    pub(crate) fn rkey(&self) -> u32 {
+        u32_at(self.0, wqe_layout::RKEY)
     }
 
     /// The AH number (`ah_num`).

@@ -76,7 +76,11 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
             let wc = UserWc {
                 wr_id: p.wr_id,
                 status: WcStatus::Success,
-                opcode: WcOpcode::Send,
+                opcode: if p.write {
+                    WcOpcode::RdmaWrite
+                } else {
+                    WcOpcode::Send
+                },
                 byte_len: p.len,
                 qp_num: qp.qpn,
                 wc_flags: if p.imm {

@@ -54,7 +54,7 @@ struct Step {
 /// Checks a work request copied out of the ring: its length, or the
 /// status it completes with (`rxe_req.c:rxe_requester`; soft-RoCE's other
 /// operations are not here yet).
-fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool), WcStatus> {
+fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, bool), WcStatus> {
     let inline = w.send_flags().contains(SendFlag::Inline);
     if !inline && w.num_sge() > qp.cap.max_send_sge {
         return Err(WcStatus::LocQpOpErr);
@@ -62,9 +62,11 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool), WcSt
     if inline && w.length() > qp.cap.max_inline_data {
         return Err(WcStatus::LocQpOpErr);
     }
-    let imm = match w.opcode() {
-        Some(WrOpcode::Send) => false,
-        Some(WrOpcode::SendWithImm) => true,
+    let (imm, write) = match w.opcode() {
+        Some(WrOpcode::Send) => (false, false),
+        Some(WrOpcode::SendWithImm) => (true, false),
+        Some(WrOpcode::RdmaWrite) => (false, true),
+        Some(WrOpcode::RdmaWriteWithImm) => (true, true),
         _ => return Err(WcStatus::LocQpOpErr),
     };
     let len = datapath::claimed_length(w).ok_or(WcStatus::LocQpOpErr)?;
@@ -72,7 +74,7 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool), WcSt
         return Err(WcStatus::LocLenErr);
     }
     // CAST: At most 2^31.
-    Ok((len as u32, imm))
+    Ok((len as u32, imm, write))
 }
 
 /// Sends what the send ring of `qp`, an RC QP, holds, under its send
@@ -115,7 +117,7 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
                 };
                 let signaled = qp.sq_sig_all || w.send_flags().contains(SendFlag::Signaled);
                 let checked = check(qp, &w);
-                let (len, imm) = checked.unwrap_or((0, false));
+                let (len, imm, write) = checked.unwrap_or((0, false, false));
                 let mtu = r.mtu.max(1);
                 let npkts = len.div_ceil(mtu).max(1);
                 let psn = r.psn;
@@ -125,6 +127,7 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
                     last: Psn::new(psn.value().wrapping_add(npkts - 1)),
                     len,
                     imm,
+                    write,
                     signaled,
                     error: checked.err(),
                 };
@@ -213,7 +216,11 @@ fn packet(
         traffic_class: av.traffic_class,
         hop_limit: av.hop_limit,
         src_port: wire::source_port(qp.qpn),
-        opcode: opcode::rc_send(first, last, p.imm),
+        opcode: if p.write {
+            opcode::rc_write(first, last, p.imm)
+        } else {
+            opcode::rc_send(first, last, p.imm)
+        },
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
         psn: step.psn,
@@ -222,6 +229,8 @@ fn packet(
         solicited: last && w.send_flags().contains(SendFlag::Solicited),
         ack_req: last || index % MAX_PKT_PER_ACK == 0,
         aeth: 0,
+        // The whole message's, on its first packet.
+        reth: (w.remote_addr(), w.rkey(), p.len),
         // CAST: At most the MTU.
         payload_len: n as usize,
     };

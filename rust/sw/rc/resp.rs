@@ -6,15 +6,21 @@
 //! NAK, a request with no receive posted with an RNR NAK.
 
 use super::{
+    InMsg,
     AETH_ACK_UNLIMITED,
     AETH_NAK_INVALID_REQ,
     AETH_NAK_PSN_SEQ_ERROR,
+    AETH_NAK_REM_ACC_ERR,
     AETH_NAK_REM_OP_ERR,
     AETH_RNR_NAK, //
 };
 use crate::net::skb::DropReason;
 use crate::rdma::{
     driver::DriverDevice,
+    mr::{
+        Access,
+        AccessFlags, //
+    },
     qp::{
         Psn,
         QpAttrs,
@@ -37,8 +43,14 @@ use crate::sw::{
         PORT, //
     },
     device::Rv,
-    mr,
-    qp::QpCore,
+    mr::{
+        self,
+        MrAccess, //
+    },
+    qp::{
+        QpCore,
+        RecvState, //
+    },
     wire::{
         self,
         opcode::{
@@ -122,13 +134,14 @@ pub(crate) fn request(
 type Taken = ((Count, Option<DropReason>), Option<Answer>, bool);
 
 /// The expected request: executed (a SEND's payload written into the
-/// receive work request), or refused with a NAK.
+/// receive work request, an RDMA WRITE's into the region of its R_Key), or
+/// refused with a NAK.
 fn take(
     dev: &DriverDevice<Rv>,
     guard: &rcu::Guard,
     qp: &QpCore,
     a: &QpAttrs,
-    rs: &mut crate::sw::qp::RecvState,
+    rs: &mut RecvState,
     pkt: &Incoming<'_>,
     mtu: usize,
 ) -> Taken {
@@ -136,14 +149,14 @@ fn take(
     let start = op.hdrs.has(Hdrs::START);
     let end = op.hdrs.has(Hdrs::END);
     let msn = rs.resp.msn;
-    let invalid = |rs: &mut crate::sw::qp::RecvState| -> Taken {
-        // An invalid request (`rxe_resp.c`, class C): NAK, and the QP
-        // fails; a receive begun completes in error.
-        if rs.resp.in_msg.take().is_some() {
-            complete_error(qp, rs, WcStatus::RemInvReqErr);
+    // A NAK and the QP fails (soft-RoCE's class C and D errors); a
+    // receive begun completes in error.
+    let refuse = |rs: &mut RecvState, syndrome: u32, status: WcStatus| -> Taken {
+        if let Some(InMsg { write: None, .. }) = rs.resp.in_msg.take() {
+            complete_error(qp, rs, status);
         }
         let nak = Answer {
-            syndrome: AETH_NAK_INVALID_REQ,
+            syndrome,
             psn: pkt.psn,
             msn,
         };
@@ -153,91 +166,132 @@ fn take(
             true,
         )
     };
-    // SENDs only (the other operations are not here yet), in order
-    // (`check_op_seq`), whole MTUs but the last (`check_length`).
-    if op.operation() != Operation::Send || rs.resp.in_msg.is_some() == start {
-        return invalid(rs);
-    }
-    let len = pkt.payload.len();
-    if len > mtu || (!end && len != mtu) {
-        return invalid(rs);
-    }
-    if start {
-        if rs.consumer == qp.rq.user_producer() {
-            // Nothing posted: not ready (`RESPST_ERR_RNR`).
-            let rnr = Answer {
-                syndrome: AETH_RNR_NAK | u32::from(a.min_rnr_timer & 0x1f),
-                psn: pkt.psn,
-                msn,
-            };
-            dev.wire_counters().count(Count::RcRnrSent);
-            return (
-                (Count::NoBuffer, Some(DropReason::NoBuffer)),
-                Some(rnr),
-                false,
-            );
-        }
-        let consumer = rs.consumer;
-        qp.rq.read_slot(consumer, &mut rs.wqe);
-        rs.resp.in_msg = Some(0);
-    }
-    let off = rs.resp.in_msg.unwrap_or(0);
-    let Some(w) = RecvWqe::new(&rs.wqe) else {
-        return invalid(rs);
+    // CAST: The `int` of `ib_qp_attr`, the bits of `enum ib_access_flags`.
+    let access = AccessFlags::from_bits(a.qp_access_flags as u32);
+    let write = match op.operation() {
+        Operation::Send => false,
+        // `check_op_valid`: the QP must allow it.
+        Operation::Write if access.contains(Access::RemoteWrite) => true,
+        _ => return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr),
     };
-    // CAST: `off` is below 2^31.
-    if let Err(status) = scatter_at(dev, guard, qp, &w, off as usize, pkt.payload) {
-        // Too long for the buffer, or a bad buffer: the receive completes
-        // in error, NAK, the QP fails (`RESPST_ERR_LENGTH`,
-        // `RESPST_ERR_MALFORMED_WQE`).
-        rs.resp.in_msg = None;
-        complete_error(qp, rs, status);
-        let syndrome = if status == WcStatus::LocLenErr {
-            AETH_NAK_INVALID_REQ
-        } else {
-            AETH_NAK_REM_OP_ERR
-        };
-        let nak = Answer {
-            syndrome,
+    // In order (`check_op_seq`): a message's packets are of one operation.
+    let in_order = match rs.resp.in_msg {
+        None => start,
+        Some(m) => !start && m.write.is_some() == write,
+    };
+    // Whole MTUs but the last (`check_length`).
+    let len = pkt.payload.len();
+    if !in_order || len > mtu || (!end && len != mtu) {
+        return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr);
+    }
+    // A receive work request for a SEND's first packet and for the packet
+    // with a WRITE's immediate data (`RXE_RWR_MASK`), else not ready.
+    let needs_wqe = (!write && start) || (write && pkt.imm.is_some());
+    if needs_wqe && rs.consumer == qp.rq.user_producer() {
+        let rnr = Answer {
+            syndrome: AETH_RNR_NAK | u32::from(a.min_rnr_timer & 0x1f),
             psn: pkt.psn,
             msn,
         };
+        dev.wire_counters().count(Count::RcRnrSent);
         return (
-            (Count::NoBuffer, Some(DropReason::NotSpecified)),
-            Some(nak),
-            true,
+            (Count::NoBuffer, Some(DropReason::NoBuffer)),
+            Some(rnr),
+            false,
         );
     }
-    // CAST: At most 4096 more, below 2^31 with the rest (checked as
-    // written: the buffer's SGEs are `u32`s, at most 32 of them... and a
-    // message past 2^31 has no room).
-    let total = off.saturating_add(len as u32);
+    if start {
+        let reth = write.then_some(pkt.reth);
+        if let Some((va, rkey, total)) = reth {
+            // `check_rkey`: the whole message's range, once.
+            if total != 0 && remote(dev, guard, qp, rkey, va, total).is_err() {
+                return refuse(rs, AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr);
+            }
+        }
+        rs.resp.in_msg = Some(InMsg {
+            written: 0,
+            write: reth,
+        });
+    }
+    let m = rs.resp.in_msg.unwrap_or(InMsg {
+        written: 0,
+        write: None,
+    });
+    if needs_wqe {
+        // Copied out once: the ring is userspace's.
+        let consumer = rs.consumer;
+        qp.rq.read_slot(consumer, &mut rs.wqe);
+    }
+    // CAST: At most 4096.
+    let total = m.written.saturating_add(len as u32);
+    let placed = match m.write {
+        Some((va, rkey, rlen)) => {
+            if total > rlen || (end && total != rlen) {
+                // More or less than the RETH said (`check_length`).
+                return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr);
+            }
+            let at = va.wrapping_add(u64::from(m.written));
+            if len == 0 {
+                Ok(())
+            } else {
+                remote(dev, guard, qp, rkey, at, len as u32)
+                    .and_then(|(mr_off, mr)| mr.write(mr_off, pkt.payload).map_err(|_| ()))
+                    .map_err(|()| WcStatus::RemAccessErr)
+            }
+        }
+        None => match RecvWqe::new(&rs.wqe) {
+            // CAST: `written` is below 2^31.
+            Some(w) => scatter_at(dev, guard, qp, &w, m.written as usize, pkt.payload),
+            None => Err(WcStatus::LocQpOpErr),
+        },
+    };
+    if let Err(status) = placed {
+        // Too long for the buffer or a bad buffer (`RESPST_ERR_LENGTH`,
+        // `RESPST_ERR_MALFORMED_WQE`), or a region that went away.
+        let syndrome = match status {
+            WcStatus::LocLenErr => AETH_NAK_INVALID_REQ,
+            WcStatus::RemAccessErr => AETH_NAK_REM_ACC_ERR,
+            _ => AETH_NAK_REM_OP_ERR,
+        };
+        return refuse(rs, syndrome, status);
+    }
     rs.resp.psn = pkt.psn.next();
     let mut failed = false;
     if end {
         rs.resp.in_msg = None;
         rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
-        let mut flags = WcFlags::empty();
-        if pkt.imm.is_some() {
-            flags |= WcFlag::WithImm;
+        if !write || pkt.imm.is_some() {
+            let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
+            let mut flags = WcFlags::empty();
+            if pkt.imm.is_some() {
+                flags |= WcFlag::WithImm;
+            }
+            // `rxe_resp.c:do_complete`, for RC: a WRITE's length is the
+            // whole message's.
+            let wc = UserWc {
+                wr_id,
+                status: WcStatus::Success,
+                opcode: if write {
+                    WcOpcode::RecvRdmaWithImm
+                } else {
+                    WcOpcode::Recv
+                },
+                byte_len: total,
+                imm_data: pkt.imm.unwrap_or(0),
+                qp_num: qp.qpn,
+                src_qp: a.dest_qp_num,
+                wc_flags: flags,
+                port_num: PORT,
+            };
+            rs.consumer = qp.rq.next(rs.consumer);
+            qp.rq.publish_consumer(rs.consumer);
+            failed = qp.recv_cq.post(&wc, pkt.solicited) == Err(CqFull);
         }
-        // `rxe_resp.c:do_complete`, for RC.
-        let wc = UserWc {
-            wr_id: w.wr_id(),
-            status: WcStatus::Success,
-            opcode: WcOpcode::Recv,
-            byte_len: total,
-            imm_data: pkt.imm.unwrap_or(0),
-            qp_num: qp.qpn,
-            src_qp: a.dest_qp_num,
-            wc_flags: flags,
-            port_num: PORT,
-        };
-        rs.consumer = qp.rq.next(rs.consumer);
-        qp.rq.publish_consumer(rs.consumer);
-        failed = qp.recv_cq.post(&wc, pkt.solicited) == Err(CqFull);
     } else {
-        rs.resp.in_msg = Some(total);
+        rs.resp.in_msg = Some(InMsg {
+            written: total,
+            ..m
+        });
     }
     let ack = pkt.ack_req.then_some(Answer {
         syndrome: AETH_ACK_UNLIMITED,
@@ -247,8 +301,26 @@ fn take(
     ((Count::Received, None), ack, failed)
 }
 
+/// The region of R_Key `rkey` for `len` bytes at `va`, with remote write
+/// access, for `qp`'s PD: its offset and the access, or `Err` for a
+/// remote access error (`rxe_resp.c:check_rkey`).
+fn remote<'a>(
+    dev: &'a DriverDevice<Rv>,
+    guard: &'a rcu::Guard,
+    qp: &QpCore,
+    rkey: u32,
+    va: u64,
+    len: u32,
+) -> core::result::Result<(usize, MrAccess<'a>), ()> {
+    let mr = mr::find(dev, guard, rkey).map_err(|_| ())?;
+    let off = mr
+        .check_remote(qp.pd, Access::RemoteWrite, va, u64::from(len))
+        .map_err(|_| ())?;
+    Ok((off, mr))
+}
+
 /// The receive work request in `rs` completes with `status`.
-fn complete_error(qp: &QpCore, rs: &mut crate::sw::qp::RecvState, status: WcStatus) {
+fn complete_error(qp: &QpCore, rs: &mut RecvState, status: WcStatus) {
     let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
     rs.consumer = qp.rq.next(rs.consumer);
     qp.rq.publish_consumer(rs.consumer);
@@ -335,6 +407,7 @@ fn send_ack(dev: &DriverDevice<Rv>, qp: &QpCore, a: &QpAttrs, ans: &Answer) {
         solicited: false,
         ack_req: false,
         aeth: (ans.syndrome << 24) | (ans.msn & Psn::MASK),
+        reth: (0, 0, 0),
         payload_len: 0,
     };
     let via = if own_mac == Some(av.dmac) {

@@ -264,6 +264,28 @@ static RC_SEND: [Opcode; 6] = [
     entry(0x05),
 ];
 
+/// RC's RDMA WRITEs: FIRST, MIDDLE, LAST, LAST_WITH_IMMEDIATE, ONLY,
+/// ONLY_WITH_IMMEDIATE.
+static RC_WRITE: [Opcode; 6] = [
+    entry(0x06),
+    entry(0x07),
+    entry(0x08),
+    entry(0x09),
+    entry(0x0a),
+    entry(0x0b),
+];
+
+/// The RC RDMA WRITE of a message's packet, as [`rc_send`].
+pub(crate) fn rc_write(first: bool, last: bool, imm: bool) -> &'static Opcode {
+    let i = match (first, last) {
+        (true, false) => 0,
+        (false, false) => 1,
+        (false, true) => 2 + usize::from(imm),
+        (true, true) => 4 + usize::from(imm),
+    };
+    &RC_WRITE[i]
+}
+
 /// RC's `ACKNOWLEDGE`.
 pub(crate) static RC_ACKNOWLEDGE: Opcode = entry(0x11);
 
@@ -284,6 +306,8 @@ pub(crate) fn rc_send(first: bool, last: bool, imm: bool) -> &'static Opcode {
 pub(crate) enum Operation {
     /// SEND (any of the six).
     Send,
+    /// RDMA WRITE (any of the six).
+    Write,
     /// Any other request.
     Other,
 }
@@ -293,6 +317,7 @@ impl Opcode {
     pub(crate) fn operation(&self) -> Operation {
         match self.code & 0x1f {
             0x00..=0x05 => Operation::Send,
+            0x06..=0x0b => Operation::Write,
             _ => Operation::Other,
         }
     }
