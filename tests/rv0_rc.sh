@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Reliable connections on rv0 (rverbs loaded with rc=1; issue 29, its
-# first parts: SENDs and RDMA WRITEs): rdma-core's unmodified ibv_rc_pingpong with its
+# first parts: SENDs, RDMA WRITEs and READs): rdma-core's unmodified ibv_rc_pingpong with its
 # buffer check (-c) between rv0 (veth0) and a peer on veth1 in netns peer,
 # first soft-RoCE (rxe1), then another rv device (rv1), both directions,
 # IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the port's MTU is 1024), with
-# completion events (-e); perftest's ib_send_bw and ib_write_bw both ways,
-# ib_send_lat and ib_write_lat;
+# completion events (-e); perftest's ib_send_bw, ib_write_bw and ib_read_bw
+# both ways, ib_send_lat, ib_write_lat and ib_read_lat;
 # rv0 to itself (its loopback); then the same
 # under loss, reordering and duplication (netem on both veths), where the
 # retransmissions and NAKs show in rv0's wire counters; and the ends of
@@ -154,7 +154,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (n + 12) + 12))
+ktap_set_plan $((2 * (n + 15) + 12))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -191,6 +191,12 @@ for peer in rxe1 rv1; do
 		perf ib_write_bw - rv0 "$g4" $peer "$p4" $IP4_A -s 65536 -n $PERF_ITERS
 	ksft_check "rv0 -> $peer: ib_write_lat, 64 bytes, $PERF_ITERS messages" \
 		perf ib_write_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -s 64 -n $PERF_ITERS
+	ksft_check "rv0 -> $peer: ib_read_bw, 65536 bytes, $PERF_ITERS messages" \
+		perf ib_read_bw $NS $peer "$p4" rv0 "$g4" $IP4_B -s 65536 -n $PERF_ITERS
+	ksft_check "$peer -> rv0: ib_read_bw, 65536 bytes, $PERF_ITERS messages" \
+		perf ib_read_bw - rv0 "$g4" $peer "$p4" $IP4_A -s 65536 -n $PERF_ITERS
+	ksft_check "rv0 -> $peer: ib_read_lat, 64 bytes, $PERF_ITERS messages" \
+		perf ib_read_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -s 64 -n $PERF_ITERS
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
 	done

@@ -127,6 +127,10 @@ impl Driver for Rv {
             max_sge: qp::MAX_SGE,
             max_mr: mr::MAX_MR,
             max_mr_size: mr::MAX_MR_SIZE,
+            // soft-RoCE's (`RXE_MAX_QP_RD_ATOM`, `RXE_MAX_RES_RD_ATOM`),
+            // with RC QPs only.
+            max_qp_rd_atom: if dev.rc() { qp::MAX_QP_RD_ATOM } else { 0 },
+            max_res_rd_atom: if dev.rc() { 0x3f80 } else { 0 },
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,

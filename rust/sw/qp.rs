@@ -105,7 +105,7 @@ pub(crate) const MAX_INLINE_DATA: u32 = MAX_SGE * RXE_SGE_SIZE as u32;
 
 /// Most outstanding RDMA reads and atomics (soft-RoCE's
 /// `RXE_MAX_QP_RD_ATOM`).
-const MAX_QP_RD_ATOM: u8 = 128;
+pub(crate) const MAX_QP_RD_ATOM: u8 = 128;
 
 /// The largest local ACK timeout exponent.
 const MAX_TIMEOUT: u8 = 31;
@@ -136,11 +136,6 @@ pub(crate) struct SendState {
     pub(crate) wqe: KVec<u8>,
     /// The payload of a message being sent (the largest MTU).
     pub(crate) payload: KVec<u8>,
-    /// RC: a copy of each slot of the send ring, taken when its work
-    /// request is first sent and kept until it completes (what a
-    /// retransmission sends; userspace may rewrite the ring's). Empty for
-    /// UD.
-    pub(crate) shadow: KVVec<u8>,
 }
 
 /// What the receive path keeps, under the QP's receive lock.
@@ -359,15 +354,12 @@ pub(crate) fn create_qp(
     rwqe.resize(rq.elem_size(), 0, GFP_KERNEL)?;
     let mut payload = KVec::new();
     payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
+    let resp = RespState::new(qp_type == QpType::Rc)?;
     // RC keeps a copy of each send slot and what is in flight of it.
-    let rc = qp_type == QpType::Rc;
-    let mut shadow = KVVec::new();
-    let req_state = if rc {
-        // CAST: The ring's bytes fit its 32-bit size.
-        shadow.resize(sq.slots() as usize * sq.elem_size(), 0, GFP_KERNEL)?;
-        ReqState::new(sq.slots())?
+    let req_state = if qp_type == QpType::Rc {
+        ReqState::new(sq.slots(), sq.elem_size())?
     } else {
-        ReqState::new(0)?
+        ReqState::new(0, 0)?
     };
     let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
     let core = Arc::pin_init(
@@ -389,12 +381,11 @@ pub(crate) fn create_qp(
                 consumer: 0,
                 wqe: swqe,
                 payload,
-                shadow,
             }),
             recv <- new_spinlock_bh!(RecvState {
                 consumer: 0,
                 wqe: rwqe,
-                resp: RespState::default(),
+                resp,
             }),
             flush <- new_work!("QpCore::flush"),
             req <- new_spinlock_bh!(req_state),

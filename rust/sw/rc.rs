@@ -78,12 +78,21 @@ pub(crate) struct Pending {
     /// The message's bytes.
     len: u32,
     imm: bool,
-    /// An RDMA WRITE (else a SEND).
-    write: bool,
+    kind: Kind,
     signaled: bool,
     /// Refused before it was sent: it completes with this status, in
     /// order.
     error: Option<WcStatus>,
+}
+
+/// What a send work request does on an RC QP.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Kind {
+    #[default]
+    Send,
+    Write,
+    /// An RDMA READ: one request, answered by one response per PSN.
+    Read,
 }
 
 /// The requester's and completer's state of an RC QP, under a lock taken
@@ -105,6 +114,17 @@ pub(crate) struct ReqState {
     sent: Psn,
     /// The work requests in flight, by slot (the send ring's slots).
     pub(crate) pending: KVVec<Pending>,
+    /// A copy of each slot of the send ring, taken when its work request
+    /// is first sent and kept until it completes (what a retransmission
+    /// sends, and where a READ's responses go; userspace may rewrite the
+    /// ring's). Empty for UD.
+    shadow: KVVec<u8>,
+    /// The bytes of a slot.
+    elem: usize,
+    /// READs in flight, and the most allowed (`max_rd_atomic`, at least
+    /// one); a READ waits for a credit.
+    reads_out: u32,
+    max_reads: u32,
     /// The path MTU's bytes.
     mtu: u32,
     /// The local ACK timeout (0: none, as `timeout` 0 means).
@@ -120,8 +140,9 @@ pub(crate) struct ReqState {
     progress: bool,
     /// Waiting out a receiver-not-ready NAK's timer.
     rnr_wait: bool,
-    /// The requester stopped at [`MAX_UNACKED_PSNS`].
-    window_full: bool,
+    /// The requester stopped for the completer: at [`MAX_UNACKED_PSNS`],
+    /// or at a READ with no credit left.
+    waiting: bool,
     /// The QP failed: nothing more is sent.
     failed: bool,
     /// `destroy_qp`: no timer is queued any more.
@@ -129,13 +150,20 @@ pub(crate) struct ReqState {
 }
 
 impl ReqState {
-    /// The state of a new QP whose send ring has `slots` slots (none for
-    /// a UD QP).
-    pub(crate) fn new(slots: u32) -> Result<Self> {
+    /// The state of a new QP whose send ring has `slots` slots of `elem`
+    /// bytes (none for a UD QP).
+    pub(crate) fn new(slots: u32, elem: usize) -> Result<Self> {
         let mut pending = KVVec::new();
         // CAST: A ring's slots, at most 2^21.
         pending.resize(slots as usize, Pending::default(), GFP_KERNEL)?;
+        let mut shadow = KVVec::new();
+        // CAST: As above; the ring's bytes fit its 32-bit size.
+        shadow.resize(slots as usize * elem, 0, GFP_KERNEL)?;
         Ok(Self {
+            shadow,
+            elem,
+            reads_out: 0,
+            max_reads: 1,
             comp: 0,
             next: 0,
             offset: 0,
@@ -153,7 +181,7 @@ impl ReqState {
             timer_armed: false,
             progress: false,
             rnr_wait: false,
-            window_full: false,
+            waiting: false,
             failed: false,
             dead: false,
         })
@@ -169,9 +197,17 @@ impl ReqState {
 
     /// `modify_qp` set the path MTU (in bytes), the timeout exponent, or
     /// the retry counts.
-    pub(crate) fn set_params(&mut self, mtu: usize, timeout: u8, retry_cnt: u8, rnr_retry: u8) {
+    pub(crate) fn set_params(
+        &mut self,
+        mtu: usize,
+        timeout: u8,
+        retry_cnt: u8,
+        rnr_retry: u8,
+        max_rd_atomic: u8,
+    ) {
         // CAST: At most 4096.
         self.mtu = mtu as u32;
+        self.max_reads = u32::from(max_rd_atomic).max(1);
         self.timeout = timeout_jiffies(timeout);
         self.retry_cnt = retry_cnt;
         self.rnr_retry = rnr_retry;
@@ -186,9 +222,10 @@ impl ReqState {
         self.next = consumer;
         self.fresh = consumer;
         self.offset = 0;
+        self.reads_out = 0;
         self.failed = false;
         self.rnr_wait = false;
-        self.window_full = false;
+        self.waiting = false;
         self.progress = false;
     }
 
@@ -199,9 +236,17 @@ impl ReqState {
 
     /// A flush completed everything up to [`ReqState::comp`].
     pub(crate) fn settle(&mut self) {
+        self.reads_out = 0;
         self.fresh = self.comp;
         self.next = self.comp;
         self.offset = 0;
+    }
+
+    /// The copy of slot `slot`.
+    fn slot(&self, slot: u32) -> Option<&[u8]> {
+        // CAST: A slot below the ring's, times its element size.
+        let at = slot as usize * self.elem;
+        self.shadow.get(at..at + self.elem)
     }
 
     /// `destroy_qp`: no timer is queued from now on.
@@ -241,9 +286,43 @@ fn psn_distance(a: Psn, b: Psn) -> u32 {
     b.value().wrapping_sub(a.value()) & Psn::MASK
 }
 
+/// What the responder answers a request with.
+#[derive(Clone, Copy)]
+pub(crate) enum Answer {
+    /// An acknowledgement or a NAK.
+    Ack { syndrome: u32, psn: Psn, msn: u32 },
+    /// The responses to an RDMA READ from `psn` on: `len` bytes at `va` of
+    /// the region of `rkey`.
+    Read {
+        psn: Psn,
+        va: u64,
+        rkey: u32,
+        len: u32,
+        msn: u32,
+    },
+}
+
+/// The answers a responder keeps waiting at most: READ responses are sent
+/// by the QP's send work (at most [`crate::sw::tx::INFLIGHT_HIGH`] packets
+/// in flight, as the requester's), and what is answered after a READ
+/// waits behind it, in order.
+const OUT_MAX: usize = 256;
+
+/// A waiting answer, and for a READ the responses sent.
+#[derive(Clone, Copy)]
+struct Queued {
+    ans: Answer,
+    sent: u32,
+}
+
 /// What the responder keeps of an RC QP, under its receive lock.
 #[derive(Default)]
 pub(crate) struct RespState {
+    /// The answers waiting ([`OUT_MAX`] slots for an RC QP), the oldest at
+    /// `out_head`.
+    out: KVec<Option<Queued>>,
+    out_head: usize,
+    out_len: usize,
     /// The PSN expected next.
     pub(crate) psn: Psn,
     /// Messages completed (the AETH's MSN).
@@ -266,11 +345,79 @@ struct InMsg {
 }
 
 impl RespState {
+    /// The state of a new QP: with room for waiting answers for RC.
+    pub(crate) fn new(rc: bool) -> Result<Self> {
+        let mut out = KVec::new();
+        if rc {
+            out.resize(OUT_MAX, None, GFP_KERNEL)?;
+        }
+        Ok(Self {
+            out,
+            ..Self::default()
+        })
+    }
+
     /// `modify_qp` set the receive PSN, or the QP was reset.
     pub(crate) fn reset(&mut self, psn: Psn) {
-        *self = Self {
-            psn,
-            ..Self::default()
+        self.psn = psn;
+        self.msn = 0;
+        self.nak_sent = false;
+        self.in_msg = None;
+        self.clear_out();
+    }
+
+    /// Whether answers are waiting.
+    fn queued(&self) -> bool {
+        self.out_len != 0
+    }
+
+    /// Whether no answer can wait any more.
+    fn full(&self) -> bool {
+        self.out_len == self.out.len()
+    }
+
+    /// Queues `ans` behind the waiting answers; lost when full (an
+    /// acknowledgement is coalesced or asked for again).
+    fn push(&mut self, ans: Answer) {
+        if self.full() {
+            return;
+        }
+        let at = (self.out_head + self.out_len) % self.out.len();
+        self.out[at] = Some(Queued { ans, sent: 0 });
+        self.out_len += 1;
+    }
+
+    /// The next packet to send of the waiting answers: an answer, and for
+    /// a READ which of its `mtu`-byte responses.
+    fn next_out(&mut self, mtu: u32) -> Option<(Answer, u32)> {
+        if self.out_len == 0 {
+            return None;
+        }
+        let head = self.out_head;
+        let q = self.out[head].as_mut()?;
+        let k = q.sent;
+        let done = match q.ans {
+            Answer::Ack { .. } => true,
+            Answer::Read { len, .. } => {
+                q.sent += 1;
+                q.sent >= len.div_ceil(mtu.max(1)).max(1)
+            }
         };
+        let ans = q.ans;
+        if done {
+            self.out[head] = None;
+            self.out_head = (head + 1) % self.out.len();
+            self.out_len -= 1;
+        }
+        Some((ans, k))
+    }
+
+    /// Forgets the waiting answers (the QP failed or was reset).
+    fn clear_out(&mut self) {
+        for q in self.out.iter_mut() {
+            *q = None;
+        }
+        self.out_head = 0;
+        self.out_len = 0;
     }
 }

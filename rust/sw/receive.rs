@@ -302,10 +302,12 @@ fn connected(
     }
     if pkt.opcode.hdrs.has(Hdrs::REQ) {
         super::rc::resp::request(dev, guard, dest, &a, pkt)
+    } else if pkt.opcode.is_read_response() {
+        super::rc::comp::on_read_response(dev, guard, dest, pkt)
     } else if pkt.opcode.hdrs.has(Hdrs::AETH) && !pkt.opcode.hdrs.has(Hdrs::PAYLOAD) {
         super::rc::comp::on_ack(dev, dest, pkt)
     } else {
-        // A read response: none is ever asked for yet.
+        // An atomic acknowledgement: no atomic is ever asked for yet.
         (Count::RcStale, Some(DropReason::NotSpecified))
     }
 }

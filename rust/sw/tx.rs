@@ -30,9 +30,12 @@ use crate::net::skb::{
     SkBuff,
     TxOwner, //
 };
-use crate::rdma::driver::{
-    DeviceRef,
-    DriverDevice, //
+use crate::rdma::{
+    driver::{
+        DeviceRef,
+        DriverDevice, //
+    },
+    qp::QpType,
 };
 use crate::sync::{
     new_spinlock_bh,
@@ -102,6 +105,11 @@ impl WorkItem for TxFlow {
         // A QP moved out of the states that send meanwhile sends when its
         // doorbell rings next.
         let _ = datapath::send_queue(&dev, &qp);
+        // RC's responder: READ responses, and what waits behind them (a
+        // QP in RTR answers too).
+        if qp.qp_type == QpType::Rc {
+            super::rc::resp::send_answers(&dev, &qp);
+        }
     }
 }
 

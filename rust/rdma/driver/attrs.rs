@@ -104,6 +104,11 @@ pub(crate) struct DeviceAttrs {
     pub(crate) max_mr: u32,
     /// The largest memory region, in bytes (`max_mr_size`).
     pub(crate) max_mr_size: u64,
+    /// RDMA READs and atomics in flight per QP, as requester and as
+    /// responder (`max_qp_init_rd_atom`, `max_qp_rd_atom`), and for the
+    /// whole device as responder (`max_res_rd_atom`).
+    pub(crate) max_qp_rd_atom: u8,
+    pub(crate) max_res_rd_atom: u32,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

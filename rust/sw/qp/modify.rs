@@ -166,7 +166,7 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
             qp.recv.lock().resp.reset(given.rq_psn);
         }
         let mtu = a.path_mtu.bytes().unwrap_or(256);
-        r.set_params(mtu, a.timeout, a.retry_cnt, a.rnr_retry);
+        r.set_params(mtu, a.timeout, a.retry_cnt, a.rnr_retry, a.max_rd_atomic);
     }
     let to_error = m.contains(QpAttr::State) && a.qp_state == QpState::Err;
     let to_reset = m.contains(QpAttr::State) && a.qp_state == QpState::Reset;

@@ -9,6 +9,7 @@
 use super::{
     psn_distance,
     rnr_jiffies,
+    Kind,
     ReqState,
     AETH_NAK_INVALID_REQ,
     AETH_NAK_PSN_SEQ_ERROR,
@@ -16,6 +17,7 @@ use super::{
     RETRY_FOREVER, //
 };
 use crate::net::skb::DropReason;
+use crate::rdma::rxe_abi::wqe::SendWqe;
 use crate::rdma::{
     driver::DriverDevice,
     qp::{
@@ -32,15 +34,18 @@ use crate::rdma::{
 };
 use crate::sw::{
     device::Rv,
+    mr,
     qp::QpCore,
     tx::TxFlow,
     wire::{
+        opcode::Hdrs,
         Count,
         Incoming, //
     },
 };
 use kernel::{
     sync::{
+        rcu,
         Arc,
         ArcBorrow, //
     },
@@ -71,15 +76,23 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
         if !p.last.before(r.una) {
             return false;
         }
+        if p.kind == Kind::Read {
+            // A credit back: a READ waiting for one goes.
+            r.reads_out = r.reads_out.saturating_sub(1);
+        }
+        // The slot is free before its completion is seen: userspace may
+        // post into it as soon as it polls the completion.
+        r.comp = qp.sq.next(slot);
+        qp.sq.publish_consumer(r.comp);
         if p.signaled {
             // `rxe_comp.c:make_send_cqe`.
             let wc = UserWc {
                 wr_id: p.wr_id,
                 status: WcStatus::Success,
-                opcode: if p.write {
-                    WcOpcode::RdmaWrite
-                } else {
-                    WcOpcode::Send
+                opcode: match p.kind {
+                    Kind::Send => WcOpcode::Send,
+                    Kind::Write => WcOpcode::RdmaWrite,
+                    Kind::Read => WcOpcode::RdmaRead,
                 },
                 byte_len: p.len,
                 qp_num: qp.qpn,
@@ -93,8 +106,6 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
             // A full CQ loses it after `IB_EVENT_CQ_ERR` (`do_complete`).
             let _ = qp.send_cq.post(&wc, false);
         }
-        r.comp = qp.sq.next(slot);
-        qp.sq.publish_consumer(r.comp);
     }
     false
 }
@@ -158,6 +169,28 @@ fn rewind(qp: &QpCore, r: &mut ReqState, to: Psn) {
     r.psn = to;
 }
 
+/// `psn`, or the first PSN of the first READ in flight at or before it,
+/// if any.
+fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Psn {
+    let mut slot = r.comp;
+    while slot != r.fresh {
+        // CAST: A slot.
+        let p = r.pending[slot as usize];
+        if p.first.before(psn.next()) && p.kind == Kind::Read && p.error.is_none() {
+            return if p.first.before(r.una) {
+                r.una
+            } else {
+                p.first
+            };
+        }
+        if psn.before(p.first) {
+            break;
+        }
+        slot = qp.sq.next(slot);
+    }
+    psn
+}
+
 /// Queues the retransmit timer if packets are in flight and it is not
 /// queued.
 pub(crate) fn arm_retry(qp: ArcBorrow<'_, QpCore>, r: &mut ReqState) {
@@ -190,9 +223,18 @@ pub(crate) fn on_ack(
     let before = r.una;
     let mut kick = false;
     let mut fail = None;
+    // An acknowledgement does not stand for a READ's responses: it
+    // acknowledges up to the first READ not answered (`rxe_comp.c:check_ack`
+    // expects the responses), whose PSN is sent again.
+    let psn = up_to_read(&qp, &r, psn);
     match syndrome >> 5 {
         // ACK: everything up to `psn`.
-        0 => r.una = psn.next(),
+        0 if psn == pkt.psn => r.una = psn.next(),
+        0 => {
+            r.una = psn;
+            rewind(&qp, &mut r, psn);
+            kick = true;
+        }
         // RNR NAK: everything before `psn`; `psn` again after the timer.
         1 => {
             r.una = psn;
@@ -255,8 +297,8 @@ pub(crate) fn on_ack(
         fail_locked(&qp, &mut r, status);
         failed = true;
     }
-    if r.window_full && !failed {
-        r.window_full = false;
+    if r.waiting && !failed {
+        r.waiting = false;
         kick = true;
     }
     arm_retry(qp, &mut r);
@@ -267,6 +309,125 @@ pub(crate) fn on_ack(
         TxFlow::kick(&qp.tx);
     }
     (Count::RcAck, None)
+}
+
+/// An RDMA READ response for `qp` (`rxe_comp.c`, `do_read`): the one of
+/// the oldest PSN not acknowledged, which acknowledges what came before
+/// it, written into the READ's buffer at its place. A response out of
+/// order is dropped (the retransmit timer asks again). Any context.
+pub(crate) fn on_read_response(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: ArcBorrow<'_, QpCore>,
+    pkt: &Incoming<'_>,
+) -> (Count, Option<DropReason>) {
+    let stale = (Count::RcStale, Some(DropReason::NotSpecified));
+    let psn = pkt.psn;
+    let mut r = qp.req.lock();
+    if r.dead || r.failed || psn != r.una || !psn.before(r.sent) {
+        return stale;
+    }
+    r.progress = true;
+    // What came before the READ is acknowledged by its response.
+    if complete_locked(&qp, &mut r) {
+        drop(r);
+        qp_error(qp);
+        return stale;
+    }
+    let slot = r.comp;
+    if slot == r.fresh {
+        return stale;
+    }
+    // CAST: A slot.
+    let p = r.pending[slot as usize];
+    if p.kind != Kind::Read || psn.before(p.first) || p.last.before(psn) {
+        return stale;
+    }
+    let index = psn_distance(p.first, psn);
+    // CAST: Below 2^31 (a READ's packets times the MTU).
+    let off = index * r.mtu;
+    let want = p.len.saturating_sub(off).min(r.mtu);
+    let first = pkt.opcode.hdrs.has(Hdrs::START);
+    let last = pkt.opcode.hdrs.has(Hdrs::END);
+    // CAST: At most 4096 (parsed).
+    if first != (index == 0) || last != (psn == p.last) || pkt.payload.len() as u32 != want {
+        return stale;
+    }
+    let placed = match r.slot(slot).and_then(SendWqe::new) {
+        // CAST: Below 2^31.
+        Some(w) => scatter_local(dev, guard, &qp, &w, off as usize, pkt.payload),
+        None => Err(WcStatus::LocQpOpErr),
+    };
+    if let Err(status) = placed {
+        fail_locked(&qp, &mut r, status);
+        drop(r);
+        qp_error(qp);
+        return (Count::RcAck, None);
+    }
+    r.una = psn.next();
+    r.retry_left = r.retry_cnt;
+    let failed = complete_locked(&qp, &mut r);
+    if r.psn.before(r.una) {
+        let una = r.una;
+        rewind(&qp, &mut r, una);
+    }
+    let kick = !failed && r.waiting;
+    if kick {
+        r.waiting = false;
+    }
+    arm_retry(qp, &mut r);
+    drop(r);
+    if failed {
+        qp_error(qp);
+    } else if kick {
+        TxFlow::kick(&qp.tx);
+    }
+    (Count::RcAck, None)
+}
+
+/// Writes `payload` at byte `off` of the buffer of `w`'s SGEs, in `qp`'s
+/// memory regions with local write access: `IB_WC_LOC_PROT_ERR` for a bad
+/// SGE, `IB_WC_LOC_LEN_ERR` past their end.
+fn scatter_local(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: &QpCore,
+    w: &SendWqe<'_>,
+    off: usize,
+    payload: &[u8],
+) -> core::result::Result<(), WcStatus> {
+    let mut skip = off;
+    let mut done = 0usize;
+    for i in 0..w.num_sge().min(qp.cap.max_send_sge) {
+        if done == payload.len() {
+            break;
+        }
+        let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
+        // CAST: A `u32`.
+        let sge_len = sge.length as usize;
+        if skip >= sge_len {
+            skip -= sge_len;
+            continue;
+        }
+        let take = (sge_len - skip).min(payload.len() - done);
+        let mr = mr::find(dev, guard, sge.lkey).map_err(|_| WcStatus::LocProtErr)?;
+        // CAST: Below the SGE's `u32` length.
+        let addr = sge
+            .addr
+            .checked_add(skip as u64)
+            .ok_or(WcStatus::LocProtErr)?;
+        let at = mr
+            .check(qp.pd, true, addr, take as u64)
+            .map_err(|_| WcStatus::LocProtErr)?;
+        mr.write(at, &payload[done..done + take])
+            .map_err(|_| WcStatus::LocProtErr)?;
+        done += take;
+        skip = 0;
+    }
+    if done < payload.len() {
+        return Err(WcStatus::LocLenErr);
+    }
+    Ok(())
 }
 
 /// The retransmit timer of `qp` fired (`rxe_comp.c:retransmit_timer`,

@@ -6,6 +6,7 @@
 use super::{
     comp,
     psn_distance,
+    Kind,
     Pending,
     MAX_MSG,
     MAX_PKT_PER_ACK,
@@ -51,10 +52,11 @@ struct Step {
     p: Pending,
 }
 
-/// Checks a work request copied out of the ring: its length, or the
-/// status it completes with (`rxe_req.c:rxe_requester`; soft-RoCE's other
-/// operations are not here yet).
-fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, bool), WcStatus> {
+/// Checks a work request copied out of the ring: its length, whether it
+/// carries immediate data, and what it does; or the status it completes
+/// with (`rxe_req.c:rxe_requester`; soft-RoCE's other operations are not
+/// here yet).
+fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind), WcStatus> {
     let inline = w.send_flags().contains(SendFlag::Inline);
     if !inline && w.num_sge() > qp.cap.max_send_sge {
         return Err(WcStatus::LocQpOpErr);
@@ -62,11 +64,13 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, bool)
     if inline && w.length() > qp.cap.max_inline_data {
         return Err(WcStatus::LocQpOpErr);
     }
-    let (imm, write) = match w.opcode() {
-        Some(WrOpcode::Send) => (false, false),
-        Some(WrOpcode::SendWithImm) => (true, false),
-        Some(WrOpcode::RdmaWrite) => (false, true),
-        Some(WrOpcode::RdmaWriteWithImm) => (true, true),
+    let (imm, kind) = match w.opcode() {
+        Some(WrOpcode::Send) => (false, Kind::Send),
+        Some(WrOpcode::SendWithImm) => (true, Kind::Send),
+        Some(WrOpcode::RdmaWrite) => (false, Kind::Write),
+        Some(WrOpcode::RdmaWriteWithImm) => (true, Kind::Write),
+        // Its SGEs are where the data goes: no inline READ.
+        Some(WrOpcode::RdmaRead) if !inline => (false, Kind::Read),
         _ => return Err(WcStatus::LocQpOpErr),
     };
     let len = datapath::claimed_length(w).ok_or(WcStatus::LocQpOpErr)?;
@@ -74,17 +78,27 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, bool)
         return Err(WcStatus::LocLenErr);
     }
     // CAST: At most 2^31.
-    Ok((len as u32, imm, write))
+    Ok((len as u32, imm, kind))
+}
+
+/// What [`send`] does next, decided under the requester's lock.
+enum Next {
+    /// Send this packet.
+    Packet(Step),
+    /// A work request refused before it was sent: complete it in order.
+    Refused,
+    /// Nothing to send now.
+    Stop,
 }
 
 /// Sends what the send ring of `qp`, an RC QP, holds, under its send
 /// mutex (`st`): new work requests copied out of the ring, and what the
 /// completer rewound to. It stops at the window, at the QP's packets in
 /// flight ([`crate::sw::tx`] resumes it), while an RNR NAK's timer runs,
-/// and when the ring is empty. Process context.
+/// at a READ with no credit left, and when the ring is empty. Process
+/// context.
 pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState) {
     let producer = qp.sq.user_producer();
-    let elem = qp.sq.elem_size();
     let mut first = true;
     loop {
         if !first {
@@ -95,89 +109,15 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
             dev.wire_counters().count(Count::SendWait);
             return;
         }
-        let step = {
-            let mut r = qp.req.lock();
-            if r.dead || r.failed || r.rnr_wait {
-                return;
+        let step = match next(dev, qp, st, producer) {
+            Next::Packet(step) => step,
+            Next::Refused => {
+                comp::complete(qp.as_arc_borrow());
+                continue;
             }
-            if r.next == r.fresh {
-                if r.fresh == producer {
-                    return;
-                }
-                // A new work request: copied once, kept until it completes.
-                let slot = r.fresh;
-                // CAST: A slot below the ring's, times its element size.
-                let at = slot as usize * elem;
-                let Some(copy) = st.shadow.get_mut(at..at + elem) else {
-                    return;
-                };
-                qp.sq.read_slot(slot, copy);
-                let Some(w) = SendWqe::new(copy) else {
-                    return;
-                };
-                let signaled = qp.sq_sig_all || w.send_flags().contains(SendFlag::Signaled);
-                let checked = check(qp, &w);
-                let (len, imm, write) = checked.unwrap_or((0, false, false));
-                let mtu = r.mtu.max(1);
-                let npkts = len.div_ceil(mtu).max(1);
-                let psn = r.psn;
-                let p = Pending {
-                    wr_id: w.wr_id(),
-                    first: psn,
-                    last: Psn::new(psn.value().wrapping_add(npkts - 1)),
-                    len,
-                    imm,
-                    write,
-                    signaled,
-                    error: checked.err(),
-                };
-                // CAST: A slot.
-                r.pending[slot as usize] = p;
-                r.fresh = qp.sq.next(slot);
-                if p.error.is_some() {
-                    // Completes in order, after what is in flight before it.
-                    r.next = r.fresh;
-                    drop(r);
-                    comp::complete(qp.as_arc_borrow());
-                    continue;
-                }
-            }
-            if psn_distance(r.una, r.psn) >= MAX_UNACKED_PSNS {
-                r.window_full = true;
-                return;
-            }
-            let slot = r.next;
-            let step = Step {
-                slot,
-                offset: r.offset,
-                psn: r.psn,
-                // CAST: A slot.
-                p: r.pending[slot as usize],
-            };
-            // Counted as sent before it is: its acknowledgement may come
-            // back before the IP layer returns (a veth delivers in the
-            // sender's softirq).
-            let resend = step.psn.before(r.sent);
-            let n = step.p.len.saturating_sub(step.offset).min(r.mtu);
-            r.psn = step.psn.next();
-            if r.sent.before(r.psn) {
-                r.sent = r.psn;
-            }
-            if step.offset + n >= step.p.len {
-                r.next = qp.sq.next(slot);
-                r.offset = 0;
-            } else {
-                r.offset += n;
-            }
-            comp::arm_retry(qp.as_arc_borrow(), &mut r);
-            if resend {
-                dev.wire_counters().count(Count::RcRetransmit);
-            }
-            step
+            Next::Stop => return,
         };
-        // CAST: A slot below the ring's, times its element size.
-        let at = step.slot as usize * elem;
-        let Some(w) = st.shadow.get(at..at + elem).and_then(SendWqe::new) else {
+        let Some(w) = SendWqe::new(&st.wqe) else {
             return;
         };
         if let Err(status) = packet(dev, qp, &w, &step) {
@@ -185,6 +125,107 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
             return;
         }
     }
+}
+
+/// The next packet of [`send`], its work request copied into `st.wqe`,
+/// counted as sent: its acknowledgement may come back before the IP layer
+/// returns (a veth delivers in the sender's softirq).
+fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: u32) -> Next {
+    let mut r = qp.req.lock();
+    if r.dead || r.failed || r.rnr_wait {
+        return Next::Stop;
+    }
+    if r.next == r.fresh {
+        if r.fresh == producer {
+            return Next::Stop;
+        }
+        // A new work request: copied once, kept until it completes.
+        let slot = r.fresh;
+        // CAST: A slot below the ring's, times its element size.
+        let at = slot as usize * r.elem;
+        let elem = r.elem;
+        let Some(copy) = r.shadow.get_mut(at..at + elem) else {
+            return Next::Stop;
+        };
+        qp.sq.read_slot(slot, copy);
+        let Some(w) = r.slot(slot).and_then(SendWqe::new) else {
+            return Next::Stop;
+        };
+        let signaled = qp.sq_sig_all || w.send_flags().contains(SendFlag::Signaled);
+        let wr_id = w.wr_id();
+        let checked = check(qp, &w);
+        let (len, imm, kind) = checked.unwrap_or((0, false, Kind::Send));
+        if checked.is_ok() && kind == Kind::Read {
+            // `rxe_req.c`: a READ waits for a credit (`max_rd_atomic`).
+            if r.reads_out >= r.max_reads {
+                r.waiting = true;
+                return Next::Stop;
+            }
+            r.reads_out += 1;
+        }
+        let npkts = len.div_ceil(r.mtu.max(1)).max(1);
+        let psn = r.psn;
+        let p = Pending {
+            wr_id,
+            first: psn,
+            last: Psn::new(psn.value().wrapping_add(npkts - 1)),
+            len,
+            imm,
+            kind,
+            signaled,
+            error: checked.err(),
+        };
+        // CAST: A slot.
+        r.pending[slot as usize] = p;
+        r.fresh = qp.sq.next(slot);
+        if p.error.is_some() {
+            // Completes in order, after what is in flight before it.
+            r.next = r.fresh;
+            return Next::Refused;
+        }
+    }
+    if psn_distance(r.una, r.psn) >= MAX_UNACKED_PSNS {
+        r.waiting = true;
+        return Next::Stop;
+    }
+    let slot = r.next;
+    let step = Step {
+        slot,
+        offset: r.offset,
+        psn: r.psn,
+        // CAST: A slot.
+        p: r.pending[slot as usize],
+    };
+    match r.slot(slot) {
+        Some(copy) if st.wqe.len() == copy.len() => st.wqe.copy_from_slice(copy),
+        _ => return Next::Stop,
+    }
+    let resend = step.psn.before(r.sent);
+    let left = step.p.len.saturating_sub(step.offset);
+    if step.p.kind == Kind::Read {
+        // One request for the rest of the READ; its responses use the
+        // PSNs up to the READ's last.
+        r.psn = step.p.last.next();
+        r.next = qp.sq.next(slot);
+        r.offset = 0;
+    } else {
+        let n = left.min(r.mtu);
+        r.psn = step.psn.next();
+        if n >= left {
+            r.next = qp.sq.next(slot);
+            r.offset = 0;
+        } else {
+            r.offset += n;
+        }
+    }
+    if r.sent.before(r.psn) {
+        r.sent = r.psn;
+    }
+    comp::arm_retry(qp.as_arc_borrow(), &mut r);
+    if resend {
+        dev.wire_counters().count(Count::RcRetransmit);
+    }
+    Next::Packet(step)
 }
 
 /// Sends the packet of `step`: its headers by its place in the message,
@@ -201,9 +242,14 @@ fn packet(
     };
     let av = a.av.ok_or(WcStatus::LocQpOpErr)?;
     let p = &step.p;
-    let n = p.len.saturating_sub(step.offset).min(mtu);
+    let read = p.kind == Kind::Read;
+    let n = if read {
+        0
+    } else {
+        p.len.saturating_sub(step.offset).min(mtu)
+    };
     let first = step.offset == 0;
-    let last = step.offset + n >= p.len;
+    let last = read || step.offset + n >= p.len;
     let index = psn_distance(p.first, step.psn) + 1;
     let (src, ndev) = datapath::source(dev, &av)?;
     let own_mac = {
@@ -216,10 +262,10 @@ fn packet(
         traffic_class: av.traffic_class,
         hop_limit: av.hop_limit,
         src_port: wire::source_port(qp.qpn),
-        opcode: if p.write {
-            opcode::rc_write(first, last, p.imm)
-        } else {
-            opcode::rc_send(first, last, p.imm)
+        opcode: match p.kind {
+            Kind::Send => opcode::rc_send(first, last, p.imm),
+            Kind::Write => opcode::rc_write(first, last, p.imm),
+            Kind::Read => &opcode::RC_READ_REQUEST,
         },
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
@@ -229,8 +275,17 @@ fn packet(
         solicited: last && w.send_flags().contains(SendFlag::Solicited),
         ack_req: last || index % MAX_PKT_PER_ACK == 0,
         aeth: 0,
-        // The whole message's, on its first packet.
-        reth: (w.remote_addr(), w.rkey(), p.len),
+        // The whole message's, on its first packet; a READ's, from where
+        // it is sent again.
+        reth: if read {
+            (
+                w.remote_addr().wrapping_add(u64::from(step.offset)),
+                w.rkey(),
+                p.len - step.offset.min(p.len),
+            )
+        } else {
+            (w.remote_addr(), w.rkey(), p.len)
+        },
         // CAST: At most the MTU.
         payload_len: n as usize,
     };
@@ -239,6 +294,9 @@ fn packet(
     } else {
         Via::Ip
     };
+    if read {
+        return datapath::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
+    }
     datapath::transmit(dev, qp, &ndev, &out, via, |buf| {
         // CAST: An offset below 2^31.
         datapath::gather(dev, qp, w, step.offset as usize, buf)

@@ -6,6 +6,7 @@
 //! NAK, a request with no receive posted with an RNR NAK.
 
 use super::{
+    Answer,
     InMsg,
     AETH_ACK_UNLIMITED,
     AETH_NAK_INVALID_REQ,
@@ -51,9 +52,11 @@ use crate::sw::{
         QpCore,
         RecvState, //
     },
+    tx::TxFlow,
     wire::{
         self,
         opcode::{
+            rc_read_response,
             Hdrs,
             Operation,
             RC_ACKNOWLEDGE, //
@@ -68,13 +71,6 @@ use kernel::sync::{
     ArcBorrow, //
 };
 
-/// What the responder answers after releasing its lock.
-struct Answer {
-    syndrome: u32,
-    psn: Psn,
-    msn: u32,
-}
-
 /// A request for `qp`, an RC QP in a state that receives, from the path's
 /// destination: what to count, and why the packet is dropped (`None`:
 /// taken). Any context.
@@ -86,15 +82,27 @@ pub(crate) fn request(
     pkt: &Incoming<'_>,
 ) -> (Count, Option<DropReason>) {
     let mtu = a.path_mtu.bytes().unwrap_or(256);
-    let (result, answer, failed) = {
+    let (result, answer, failed, queued) = {
         let mut rs = qp.recv.lock();
         let expected = rs.resp.psn;
         let msn = rs.resp.msn;
-        if pkt.psn.before(expected) {
+        let taken = if pkt.psn.before(expected) && pkt.opcode.operation() == Operation::Read {
+            // A duplicate READ is executed again from its own RETH (the
+            // requester asks for what it is missing), without a lock.
+            let (va, rkey, len) = pkt.reth;
+            let read = Answer::Read {
+                psn: pkt.psn,
+                va,
+                rkey,
+                len,
+                msn,
+            };
+            ((Count::RcDuplicate, None), Some(read), false)
+        } else if pkt.psn.before(expected) {
             // A duplicate SEND is acknowledged again, with the PSN before
             // the one expected (C9-105, `rxe_resp.c:duplicate_request`).
             let prev = Psn::new(expected.value().wrapping_sub(1));
-            let ack = Answer {
+            let ack = Answer::Ack {
                 syndrome: AETH_ACK_UNLIMITED,
                 psn: prev,
                 msn,
@@ -102,7 +110,7 @@ pub(crate) fn request(
             ((Count::RcDuplicate, None), Some(ack), false)
         } else if expected.before(pkt.psn) {
             // A gap: one NAK until the expected PSN comes (`check_psn`).
-            let nak = (!rs.resp.nak_sent).then_some(Answer {
+            let nak = (!rs.resp.nak_sent).then_some(Answer::Ack {
                 syndrome: AETH_NAK_PSN_SEQ_ERROR,
                 psn: expected,
                 msn,
@@ -116,17 +124,29 @@ pub(crate) fn request(
         } else {
             rs.resp.nak_sent = false;
             take(dev, guard, &qp, a, &mut rs, pkt, mtu)
+        };
+        // READ responses go out from the send work, and what is answered
+        // after a READ waits behind it.
+        match taken.1 {
+            Some(ans) if rs.resp.queued() || matches!(ans, Answer::Read { .. }) => {
+                rs.resp.push(ans);
+                (taken.0, None, taken.2, true)
+            }
+            answer => (taken.0, answer, taken.2, false),
         }
     };
+    if queued {
+        TxFlow::kick(&qp.tx);
+    }
     if failed {
         qp.attrs.lock().qp_state = QpState::Err;
         QpCore::flush_later(qp);
     }
-    if let Some(ans) = answer {
-        if ans.syndrome != AETH_ACK_UNLIMITED {
+    if let Some(Answer::Ack { syndrome, psn, msn }) = answer {
+        if syndrome != AETH_ACK_UNLIMITED {
             dev.wire_counters().count(Count::RcNakSent);
         }
-        send_ack(dev, &qp, a, &ans);
+        send_ack(dev, &qp, a, syndrome, psn, msn);
     }
     result
 }
@@ -155,7 +175,7 @@ fn take(
         if let Some(InMsg { write: None, .. }) = rs.resp.in_msg.take() {
             complete_error(qp, rs, status);
         }
-        let nak = Answer {
+        let nak = Answer::Ack {
             syndrome,
             psn: pkt.psn,
             msn,
@@ -168,6 +188,36 @@ fn take(
     };
     // CAST: The `int` of `ib_qp_attr`, the bits of `enum ib_access_flags`.
     let access = AccessFlags::from_bits(a.qp_access_flags as u32);
+    if op.operation() == Operation::Read {
+        // `check_op_valid`, `check_op_seq`, `check_rkey`: allowed, not
+        // within a message, no payload, a region with remote read access.
+        let ok = access.contains(Access::RemoteRead)
+            && rs.resp.in_msg.is_none()
+            && pkt.payload.is_empty();
+        if !ok {
+            return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr);
+        }
+        if rs.resp.full() {
+            // No room for its responses now: dropped, asked for again.
+            return ((Count::NoBuffer, Some(DropReason::NoBuffer)), None, false);
+        }
+        let (va, rkey, len) = pkt.reth;
+        if len != 0 && remote(dev, guard, qp, Access::RemoteRead, rkey, va, len).is_err() {
+            return refuse(rs, AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr);
+        }
+        // CAST: At most 4096.
+        let npkts = len.div_ceil(mtu as u32).max(1);
+        rs.resp.psn = Psn::new(pkt.psn.value().wrapping_add(npkts));
+        rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
+        let read = Answer::Read {
+            psn: pkt.psn,
+            va,
+            rkey,
+            len,
+            msn: rs.resp.msn,
+        };
+        return ((Count::Received, None), Some(read), false);
+    }
     let write = match op.operation() {
         Operation::Send => false,
         // `check_op_valid`: the QP must allow it.
@@ -188,7 +238,7 @@ fn take(
     // with a WRITE's immediate data (`RXE_RWR_MASK`), else not ready.
     let needs_wqe = (!write && start) || (write && pkt.imm.is_some());
     if needs_wqe && rs.consumer == qp.rq.user_producer() {
-        let rnr = Answer {
+        let rnr = Answer::Ack {
             syndrome: AETH_RNR_NAK | u32::from(a.min_rnr_timer & 0x1f),
             psn: pkt.psn,
             msn,
@@ -204,7 +254,7 @@ fn take(
         let reth = write.then_some(pkt.reth);
         if let Some((va, rkey, total)) = reth {
             // `check_rkey`: the whole message's range, once.
-            if total != 0 && remote(dev, guard, qp, rkey, va, total).is_err() {
+            if total != 0 && remote(dev, guard, qp, Access::RemoteWrite, rkey, va, total).is_err() {
                 return refuse(rs, AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr);
             }
         }
@@ -234,7 +284,7 @@ fn take(
             if len == 0 {
                 Ok(())
             } else {
-                remote(dev, guard, qp, rkey, at, len as u32)
+                remote(dev, guard, qp, Access::RemoteWrite, rkey, at, len as u32)
                     .and_then(|(mr_off, mr)| mr.write(mr_off, pkt.payload).map_err(|_| ()))
                     .map_err(|()| WcStatus::RemAccessErr)
             }
@@ -293,7 +343,7 @@ fn take(
             ..m
         });
     }
-    let ack = pkt.ack_req.then_some(Answer {
+    let ack = pkt.ack_req.then_some(Answer::Ack {
         syndrome: AETH_ACK_UNLIMITED,
         psn: pkt.psn,
         msn: rs.resp.msn,
@@ -301,20 +351,21 @@ fn take(
     ((Count::Received, None), ack, failed)
 }
 
-/// The region of R_Key `rkey` for `len` bytes at `va`, with remote write
-/// access, for `qp`'s PD: its offset and the access, or `Err` for a
+/// The region of R_Key `rkey` for `len` bytes at `va`, with remote
+/// `access`, for `qp`'s PD: its offset and the access, or `Err` for a
 /// remote access error (`rxe_resp.c:check_rkey`).
 fn remote<'a>(
     dev: &'a DriverDevice<Rv>,
     guard: &'a rcu::Guard,
     qp: &QpCore,
+    access: Access,
     rkey: u32,
     va: u64,
     len: u32,
 ) -> core::result::Result<(usize, MrAccess<'a>), ()> {
     let mr = mr::find(dev, guard, rkey).map_err(|_| ())?;
     let off = mr
-        .check_remote(qp.pd, Access::RemoteWrite, va, u64::from(len))
+        .check_remote(qp.pd, access, va, u64::from(len))
         .map_err(|_| ())?;
     Ok((off, mr))
 }
@@ -381,7 +432,7 @@ fn scatter_at(
 /// Sends an acknowledgement (or NAK) of `qp` to its path: an RC
 /// ACKNOWLEDGE with the AETH (`rxe_resp.c:send_ack`). Lost if the path
 /// has no route (the requester retries). Any context.
-fn send_ack(dev: &DriverDevice<Rv>, qp: &QpCore, a: &QpAttrs, ans: &Answer) {
+fn send_ack(dev: &DriverDevice<Rv>, qp: &QpCore, a: &QpAttrs, syndrome: u32, psn: Psn, msn: u32) {
     let Some(av) = a.av else {
         return;
     };
@@ -401,12 +452,12 @@ fn send_ack(dev: &DriverDevice<Rv>, qp: &QpCore, a: &QpAttrs, ans: &Answer) {
         opcode: &RC_ACKNOWLEDGE,
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
-        psn: ans.psn,
+        psn,
         qkey: 0,
         imm: None,
         solicited: false,
         ack_req: false,
-        aeth: (ans.syndrome << 24) | (ans.msn & Psn::MASK),
+        aeth: (syndrome << 24) | (msn & Psn::MASK),
         reth: (0, 0, 0),
         payload_len: 0,
     };
@@ -416,4 +467,113 @@ fn send_ack(dev: &DriverDevice<Rv>, qp: &QpCore, a: &QpAttrs, ans: &Answer) {
         Via::IpAtomic
     };
     let _ = datapath::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
+}
+
+/// Sends the answers waiting for `qp`, an RC QP, in order: READ responses
+/// (`rxe_resp.c:read_reply`, one per path MTU, FIRST, MIDDLE, LAST or
+/// ONLY, an AETH on the first and the last, each payload read from the
+/// region when it is sent) and the acknowledgements behind them. It stops
+/// at the QP's packets in flight ([`crate::sw::tx`] resumes it). A region
+/// gone meanwhile ends a READ's responses (the requester asks again).
+/// Process context (the QP's send work).
+pub(crate) fn send_answers(dev: &DriverDevice<Rv>, qp: &QpCore) {
+    loop {
+        if qp.tx.full() {
+            dev.wire_counters().count(Count::SendWait);
+            return;
+        }
+        let a = *qp.attrs.lock();
+        let mtu = a.path_mtu.bytes().unwrap_or(256);
+        let next = {
+            let mut rs = qp.recv.lock();
+            if matches!(a.qp_state, QpState::Err | QpState::Reset) {
+                rs.resp.clear_out();
+                return;
+            }
+            // CAST: At most 4096.
+            rs.resp.next_out(mtu as u32)
+        };
+        match next {
+            None => return,
+            Some((Answer::Ack { syndrome, psn, msn }, _)) => {
+                send_ack(dev, qp, &a, syndrome, psn, msn)
+            }
+            Some((
+                Answer::Read {
+                    psn,
+                    va,
+                    rkey,
+                    len,
+                    msn,
+                },
+                k,
+            )) => {
+                let guard = rcu::read_lock();
+                send_read(dev, &guard, qp, &a, mtu, psn, (va, rkey, len), msn, k);
+            }
+        }
+        crate::rdma::cond_resched();
+    }
+}
+
+/// Sends response `k` of an RDMA READ of `qp` from `psn` of the
+/// `(va, rkey, len)` asked for.
+#[allow(clippy::too_many_arguments)]
+fn send_read(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: &QpCore,
+    a: &QpAttrs,
+    mtu: usize,
+    psn: Psn,
+    (va, rkey, len): (u64, u32, u32),
+    msn: u32,
+    k: u32,
+) {
+    let Some(av) = a.av else {
+        return;
+    };
+    let Ok((src, ndev)) = datapath::source(dev, &av) else {
+        return;
+    };
+    let own_mac = dev.netdev_rcu(guard).map(|n| n.mac());
+    let via = if own_mac == Some(av.dmac) {
+        Via::Loopback
+    } else {
+        Via::Ip
+    };
+    // CAST: At most 4096.
+    let mtu = mtu as u32;
+    let npkts = len.div_ceil(mtu).max(1);
+    let off = k * mtu;
+    let n = len.saturating_sub(off).min(mtu);
+    let out = Outgoing {
+        src,
+        dst: av.dgid.ip(),
+        traffic_class: av.traffic_class,
+        hop_limit: av.hop_limit,
+        src_port: wire::source_port(qp.qpn),
+        opcode: rc_read_response(k == 0, k + 1 == npkts),
+        dest_qpn: a.dest_qp_num,
+        src_qpn: qp.qpn,
+        psn: Psn::new(psn.value().wrapping_add(k)),
+        qkey: 0,
+        imm: None,
+        solicited: false,
+        ack_req: false,
+        aeth: (AETH_ACK_UNLIMITED << 24) | (msn & Psn::MASK),
+        reth: (0, 0, 0),
+        // CAST: At most the MTU.
+        payload_len: n as usize,
+    };
+    let at = va.wrapping_add(u64::from(off));
+    let _ = datapath::transmit(dev, qp, &ndev, &out, via, |buf| {
+        if n == 0 {
+            return Ok(0);
+        }
+        let (mr_off, mr) = remote(dev, guard, qp, Access::RemoteRead, rkey, at, n)
+            .map_err(|()| WcStatus::RemAccessErr)?;
+        mr.read(mr_off, buf).map_err(|_| WcStatus::RemAccessErr)?;
+        Ok(buf.len())
+    });
 }

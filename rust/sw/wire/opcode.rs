@@ -286,6 +286,24 @@ pub(crate) fn rc_write(first: bool, last: bool, imm: bool) -> &'static Opcode {
     &RC_WRITE[i]
 }
 
+/// RC's `RDMA_READ_REQUEST`.
+pub(crate) static RC_READ_REQUEST: Opcode = entry(0x0c);
+
+/// RC's RDMA READ responses: FIRST, MIDDLE, LAST, ONLY.
+static RC_READ_RESPONSE: [Opcode; 4] = [entry(0x0d), entry(0x0e), entry(0x0f), entry(0x10)];
+
+/// The READ response of a packet of a response: its first, its last,
+/// both, or neither.
+pub(crate) fn rc_read_response(first: bool, last: bool) -> &'static Opcode {
+    let i = match (first, last) {
+        (true, false) => 0,
+        (false, false) => 1,
+        (false, true) => 2,
+        (true, true) => 3,
+    };
+    &RC_READ_RESPONSE[i]
+}
+
 /// RC's `ACKNOWLEDGE`.
 pub(crate) static RC_ACKNOWLEDGE: Opcode = entry(0x11);
 
@@ -308,16 +326,24 @@ pub(crate) enum Operation {
     Send,
     /// RDMA WRITE (any of the six).
     Write,
+    /// RDMA READ request.
+    Read,
     /// Any other request.
     Other,
 }
 
 impl Opcode {
+    /// Whether this is an RDMA READ response.
+    pub(crate) fn is_read_response(&self) -> bool {
+        (0x0d..=0x10).contains(&self.code)
+    }
+
     /// What an RC request does.
     pub(crate) fn operation(&self) -> Operation {
         match self.code & 0x1f {
             0x00..=0x05 => Operation::Send,
             0x06..=0x0b => Operation::Write,
+            0x0c => Operation::Read,
             _ => Operation::Other,
         }
     }
