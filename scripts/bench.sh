@@ -405,7 +405,7 @@ while IFS='|' read -r name args field faster; do
 done <<<"$MANY_CASES"
 echo "(rv faster: rxe's time over rv's, or rv's rate over rxe's; above 1.00x rv is faster)"
 
-# RC (issue 29, SENDs and RDMA WRITEs so far): perftest between rxe0 and rxe1 and between
+# RC (issue 29: SENDs, RDMA WRITEs and READs so far): perftest between rxe0 and rxe1 and between
 # rvd0 and rvd1, the same pairs of namespaces, rounds taking turns.
 # perf_run TOOL DEV PEER IP PIP ARGS... - one run, server PEER in $NS,
 # client DEV here; prints perftest's result line.
@@ -439,7 +439,9 @@ PERF_CASES="SEND bandwidth, 64 KiB (MB/s)|ib_send_bw|-s 65536 -D $MANY_SECS|4|hi
 SEND message rate, 64 B (msg/s)|ib_send_bw|-s 64 -D $MANY_SECS|5|higher|1000000
 SEND latency, 64 B, typical (ns)|ib_send_lat|-s 64 -n 5000|5|lower|1000
 WRITE bandwidth, 64 KiB (MB/s)|ib_write_bw|-s 65536 -D $MANY_SECS|4|higher|1
-WRITE latency, 64 B, typical (ns)|ib_write_lat|-s 64 -n 5000|5|lower|1000"
+WRITE latency, 64 B, typical (ns)|ib_write_lat|-s 64 -n 5000|5|lower|1000
+READ bandwidth, 64 KiB (MB/s)|ib_read_bw|-s 65536 -D $MANY_SECS|4|higher|1
+READ latency, 64 B, typical (ns)|ib_read_lat|-s 64 -n 5000|5|lower|1000"
 printf '\n%-44s %12s %12s %8s\n' "RC (perftest), median of $ROUNDS x $MANY_SECS s" "rxe" "rv" \
 	"rv faster"
 while IFS='|' read -r name tool args field faster scale; do

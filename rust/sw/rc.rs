@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! rv0's reliable connections (RC), the first parts: SENDs and RDMA
-//! WRITEs (with immediate data) of any length up to 2^31 bytes, segmented
-//! at the path MTU, with
+//! rv0's reliable connections (RC), the first parts: SENDs, RDMA WRITEs
+//! (with immediate data) and RDMA READs of any length up to 2^31 bytes,
+//! segmented at the path MTU, with
 //! soft-RoCE's wire and its rules for acknowledgements, sequence errors,
 //! retransmission and receivers not ready (`rxe_req.c`, `rxe_resp.c`,
-//! `rxe_comp.c` of 7.2). RDMA READ, atomics, SRQs and memory
+//! `rxe_comp.c` of 7.2). Atomics, SRQs and memory
 //! windows are not here yet: such a request completes with
 //! `IB_WC_LOC_QP_OP_ERR`, and such a packet is answered with a NAK
 //! (invalid request).

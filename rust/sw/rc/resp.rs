@@ -537,10 +537,12 @@ fn send_read(
         return;
     };
     let own_mac = dev.netdev_rcu(guard).map(|n| n.mac());
+    // Built under the read-side critical section that keeps the region
+    // found: allocated atomically.
     let via = if own_mac == Some(av.dmac) {
         Via::Loopback
     } else {
-        Via::Ip
+        Via::IpAtomic
     };
     // CAST: At most 4096.
     let mtu = mtu as u32;
