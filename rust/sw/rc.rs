@@ -145,6 +145,9 @@ pub(crate) struct ReqState {
     waiting: bool,
     /// The QP failed: nothing more is sent.
     failed: bool,
+    /// A work request was refused: nothing after it is sent (the QP
+    /// fails when it completes, `rxe_req.c`'s `QP_STATE_ERROR`).
+    refused: bool,
     /// `destroy_qp`: no timer is queued any more.
     dead: bool,
 }
@@ -183,6 +186,7 @@ impl ReqState {
             rnr_wait: false,
             waiting: false,
             failed: false,
+            refused: false,
             dead: false,
         })
     }
@@ -224,6 +228,7 @@ impl ReqState {
         self.offset = 0;
         self.reads_out = 0;
         self.failed = false;
+        self.refused = false;
         self.rnr_wait = false;
         self.waiting = false;
         self.progress = false;

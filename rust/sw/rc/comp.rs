@@ -141,6 +141,7 @@ pub(crate) fn fail_at(qp: ArcBorrow<'_, QpCore>, slot: u32, status: WcStatus) {
     let failed = complete_locked(&qp, &mut r);
     // Nothing after it is sent.
     r.next = r.fresh;
+    r.refused = true;
     drop(r);
     if failed {
         qp_error(qp);

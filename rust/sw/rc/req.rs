@@ -132,7 +132,7 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
 /// returns (a veth delivers in the sender's softirq).
 fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: u32) -> Next {
     let mut r = qp.req.lock();
-    if r.dead || r.failed || r.rnr_wait {
+    if r.dead || r.failed || r.refused || r.rnr_wait {
         return Next::Stop;
     }
     if r.next == r.fresh {
@@ -179,8 +179,10 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
         r.pending[slot as usize] = p;
         r.fresh = qp.sq.next(slot);
         if p.error.is_some() {
-            // Completes in order, after what is in flight before it.
+            // Completes in order, after what is in flight before it; what
+            // follows waits for the flush.
             r.next = r.fresh;
+            r.refused = true;
             return Next::Refused;
         }
     }
