@@ -15,8 +15,10 @@
 //! - [`device`]: the driver's type and the device's data; [`driver`]: its
 //!   operations (`impl Driver`), dispatching to the objects' modules;
 //! - [`ah`], [`cq`], [`qp`], [`mr`], [`ids`]: the objects and their numbers;
-//! - [`datapath`], [`receive`], [`flush`], [`tx`], [`wire`]: sending,
-//!   receiving, flushing in error, transmit backpressure, the packets;
+//! - [`datapath`], [`receive`], [`flush`], [`tx`], [`wire`], [`xmit`]:
+//!   sending, receiving, flushing in error, transmit backpressure, the
+//!   packets, handing one to the IP layer;
+//! - [`rc`]: reliable connections (`rc=1`);
 //! - [`port`]: the netdevs of the devices, where received packets come in;
 //! - [`link`]: the `rverbs` link type and the netdev events.
 //!
@@ -38,3 +40,4 @@ pub(crate) mod rc;
 pub(crate) mod receive;
 pub(crate) mod tx;
 pub(crate) mod wire;
+pub(crate) mod xmit;

@@ -26,18 +26,19 @@ use super::{
         SendState,
         SwQp, //
     },
-    tx::TxFlow,
     wire::{
         self,
         opcode,
         Count,
         Outgoing, //
     },
+    xmit::{
+        self,
+        Via, //
+    },
 };
 use crate::net::{
     device::NetDevice,
-    route::Route,
-    skb::SkBuff,
     IpAddr, //
 };
 use crate::rdma::{
@@ -284,7 +285,7 @@ fn send_one(
         let len = gather(dev, qp, w, 0, into)?;
         loopback(dev, &out, &into[..len]);
     } else {
-        transmit(dev, qp, &gid_ndev, &out, Via::Ip, |payload| {
+        xmit::transmit(dev, qp, &gid_ndev, &out, Via::Ip, |payload| {
             gather(dev, qp, w, 0, payload)
         })?;
     }
@@ -348,105 +349,6 @@ fn loopback(dev: &DriverDevice<Rv>, out: &Outgoing, payload: &[u8]) {
         // A QP being destroyed takes nothing more.
         if let Some(_delivering) = dest.gate.enter() {
             super::receive::deliver(dev, &guard, dest, &msg);
-        }
-    }
-}
-
-/// How a packet is sent.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Via {
-    /// Through the IP layer, from process context.
-    Ip,
-    /// Through the IP layer, from any context (allocating atomically).
-    IpAtomic,
-    /// To this device's own address: received here at once.
-    Loopback,
-}
-
-/// Sends a packet of `qp` through the IP layer (or, [`Via::Loopback`], to
-/// this device), along the route from the
-/// source address out of `ndev`, the source GID's netdev
-/// (`rxe_net.c:prepare4`, `prepare6`, `rxe_send`), its payload put in
-/// place by `gather`: no route, no memory, a payload the memory regions
-/// refuse (`gather`'s status), or a packet the IP layer did not take (a
-/// negative error), and the send completes with `IB_WC_LOC_QP_OP_ERR`
-/// (`rxe_req.c:rxe_requester`). A
-/// packet the IP layer took and a qdisc then dropped (`NET_XMIT_DROP`, or
-/// `NET_XMIT_CN`: dropped packets of its class) is a datagram lost on the
-/// way: the send completes, as a UDP socket's does (without `IP_RECVERR`,
-/// `udp_send_skb`), counted as `send_dropped`; soft-RoCE 7.2 fails the QP
-/// there instead.
-pub(super) fn transmit(
-    dev: &DriverDevice<Rv>,
-    qp: &QpCore,
-    ndev: &NetDevice,
-    out: &Outgoing,
-    via: Via,
-    gather: impl FnOnce(&mut [u8]) -> core::result::Result<usize, WcStatus>,
-) -> core::result::Result<(), WcStatus> {
-    let counters = dev.wire_counters();
-    if via == Via::Loopback {
-        // Built as for the wire, then received here (`rxe_net.c:rxe_loopback`).
-        let Ok(mut skb) = SkBuff::alloc_tx_atomic(ndev, out.len()) else {
-            counters.count(Count::SendError);
-            return Err(WcStatus::LocQpOpErr);
-        };
-        let data = skb.data_mut();
-        out.write_headers(data);
-        if gather(&mut data[out.payload_range()])? != out.payload_len {
-            return Err(WcStatus::LocQpOpErr);
-        }
-        out.seal(data);
-        counters.count(Count::Sent);
-        super::receive::local(dev, data);
-        skb.consume();
-        return Ok(());
-    }
-    let route = {
-        let guard = rcu::read_lock();
-        Route::output(
-            &guard,
-            ndev.net(&guard),
-            ndev.ifindex(),
-            wire::IPPROTO_UDP,
-            &out.src,
-            &out.dst,
-        )
-    };
-    let Ok(route) = route else {
-        counters.count(Count::SendError);
-        return Err(WcStatus::LocQpOpErr);
-    };
-    let skb = match via {
-        Via::IpAtomic => SkBuff::alloc_tx_atomic(ndev, out.len()),
-        _ => SkBuff::alloc_tx(ndev, out.len()),
-    };
-    let Ok(mut skb) = skb else {
-        counters.count(Count::SendError);
-        return Err(WcStatus::LocQpOpErr);
-    };
-    let data = skb.data_mut();
-    out.write_headers(data);
-    // The payload's one copy: from the memory regions into the packet. A
-    // request the regions refuse frees the packet unsent.
-    if gather(&mut data[out.payload_range()])? != out.payload_len {
-        return Err(WcStatus::LocQpOpErr);
-    }
-    out.seal(data);
-    TxFlow::attach(&qp.tx, &mut skb);
-    // CAST: 20 or 40.
-    match skb.ip_local_out(route, out.is_ipv6(), out.ip_header_len() as u32) {
-        Ok(()) => {
-            counters.count(Count::Sent);
-            Ok(())
-        }
-        Err(ret) if ret > 0 => {
-            counters.count(Count::SendDropped);
-            Ok(())
-        }
-        Err(_) => {
-            counters.count(Count::SendError);
-            Err(WcStatus::LocQpOpErr)
         }
     }
 }

@@ -17,6 +17,7 @@
 //!   unacknowledged;
 //! - [`resp`], the responder: takes the requests in PSN order into the
 //!   receive ring, acknowledges when asked, answers duplicates and gaps;
+//!   [`answer`] sends what it answers (READ responses from the send work);
 //! - [`comp`], the completer: acknowledgements and NAKs complete the send
 //!   work requests in order, rewind the requester, and fail the QP when
 //!   the retries run out; its timers (delayed work, per QP).
@@ -35,6 +36,7 @@ use kernel::{
     time::Jiffies, //
 };
 
+pub(crate) mod answer;
 pub(crate) mod comp;
 pub(crate) mod req;
 pub(crate) mod resp;

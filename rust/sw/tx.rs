@@ -108,7 +108,7 @@ impl WorkItem for TxFlow {
         // RC's responder: READ responses, and what waits behind them (a
         // QP in RTR answers too).
         if qp.qp_type == QpType::Rc {
-            super::rc::resp::send_answers(&dev, &qp);
+            super::rc::answer::send_answers(&dev, &qp);
         }
     }
 }

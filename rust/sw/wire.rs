@@ -22,8 +22,11 @@ use crate::{
     },
 };
 
+mod checksum;
 mod counters;
 pub(crate) mod opcode;
+pub(crate) use checksum::ipv4_checksum;
+use checksum::udp_checksum_ok;
 pub(crate) use counters::{
     Count,
     Counters, //
@@ -237,28 +240,6 @@ impl Outgoing {
     }
 }
 
-/// The IPv4 header checksum of `h` (its checksum field 0).
-pub(crate) fn ipv4_checksum(h: &[u8]) -> u16 {
-    !fold(sum16(0, h))
-}
-
-/// The ones' complement sum of `bytes` as 16-bit big-endian words, added
-/// to `sum` (not folded).
-fn sum16(sum: u64, bytes: &[u8]) -> u64 {
-    bytes.chunks(2).fold(sum, |s, c| {
-        s + u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))
-    })
-}
-
-/// Folds a ones' complement sum to 16 bits.
-fn fold(mut sum: u64) -> u16 {
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    // CAST: Folded to 16 bits above.
-    sum as u16
-}
-
 /// The ICRC of a packet whose IP header is `ip` and whose UDP datagram up
 /// to the ICRC is `rest` (`rxe_icrc.c`): a CRC-32 over the headers with
 /// the fields that routers change masked to ones (IPv4 type of service,
@@ -468,20 +449,6 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         imm,
         payload: &pkt[hdr..end - pad],
     })
-}
-
-/// Whether the UDP checksum of `udp` (header and data) under IP header
-/// `ip` is right: the ones' complement sum over the pseudo-header and the
-/// datagram is all ones.
-fn udp_checksum_ok(ip: &[u8], udp: &[u8]) -> bool {
-    // CAST: A UDP length, below 2^16.
-    let len = udp.len() as u64;
-    let sum = if ip.len() == IPV4_LEN {
-        sum16(len + 17, &ip[12..20])
-    } else {
-        sum16(len + 17, &ip[8..40])
-    };
-    fold(sum16(sum, udp)) == 0xffff
 }
 
 /// The source address of a packet's IP header (20 bytes of IPv4, or 40

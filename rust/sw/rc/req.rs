@@ -23,10 +23,7 @@ use crate::rdma::{
     },
 };
 use crate::sw::{
-    datapath::{
-        self,
-        Via, //
-    },
+    datapath,
     device::Rv,
     qp::{
         QpCore,
@@ -37,6 +34,10 @@ use crate::sw::{
         opcode,
         Count,
         Outgoing, //
+    },
+    xmit::{
+        self,
+        Via, //
     },
 };
 use kernel::sync::{
@@ -297,9 +298,9 @@ fn packet(
         Via::Ip
     };
     if read {
-        return datapath::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
+        return xmit::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
     }
-    datapath::transmit(dev, qp, &ndev, &out, via, |buf| {
+    xmit::transmit(dev, qp, &ndev, &out, via, |buf| {
         // CAST: An offset below 2^31.
         datapath::gather(dev, qp, w, step.offset as usize, buf)
     })
