@@ -140,9 +140,15 @@ ksft_check "rverbs refuses a soft-RoCE netdev (EEXIST)" \
 	link_fails "File exists" rv9 type rverbs netdev vethr0
 ibv_asyncwatch -d rv0 >/tmp/rv0_link.async 2>&1 &
 watch_pid=$!
-sleep 1
-ip link set veth0 mtu 9000 && ip link set veth0 down && sleep 0.5 && ip link set veth0 up &&
-	ip link set veth0 mtu 1500
+# has_event TYPE - the watcher has printed an event of TYPE for port 1.
+has_event() { grep -q "$1.*port 1" /tmp/rv0_link.async; }
+# Each transition waits for its event (up to 10 s) before the next: under
+# load (a cold CI run builds the debug kernel beside this boot), a down and
+# an up 0.5 s apart reached ib_core's event work as one state, ACTIVE, and
+# the watcher saw no PORT_ERR (c11, 2026-12-05).
+wait_until 10 grep -q "async event FD" /tmp/rv0_link.async
+ip link set veth0 mtu 9000 && ip link set veth0 down && wait_until 10 has_event IBV_EVENT_PORT_ERR
+ip link set veth0 up && ip link set veth0 mtu 1500 && wait_until 10 has_event IBV_EVENT_PORT_ACTIVE
 ksft_check "MTU and state changes of rv0's netdev with soft-RoCE loaded leave rv0 working" \
 	bash -c 'sleep 1; ibv_devinfo -d rv0 | grep -q PORT_ACTIVE'
 kill $watch_pid
