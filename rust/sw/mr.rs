@@ -261,21 +261,7 @@ impl MrAccess<'_> {
         addr: u64,
         len: u64,
     ) -> core::result::Result<usize, MrError> {
-        let b = *self.mr.binding.lock();
-        if b.pd != pd {
-            return Err(MrError::OtherPd);
-        }
-        if write && !b.access.contains(Access::LocalWrite) {
-            return Err(MrError::NotWritable);
-        }
-        let p = &self.mr.parts;
-        if addr < p.iova || len > p.length || addr - p.iova > p.length - len {
-            return Err(MrError::OutOfRange);
-        }
-        // The first page starts at the page of `iova` (ib_core made `start`
-        // and `iova` share their offset in a page).
-        let first = p.iova & (PAGE_SIZE as u64 - 1);
-        usize::try_from(addr - p.iova + first).map_err(|_| MrError::OutOfRange)
+        self.checked(pd, write.then_some(Access::LocalWrite), addr, len)
     }
 
     /// soft-RoCE's checks of a remote access by an RC QP of PD `pd`
@@ -289,17 +275,31 @@ impl MrAccess<'_> {
         addr: u64,
         len: u64,
     ) -> core::result::Result<usize, MrError> {
+        self.checked(pd, Some(access), addr, len)
+    }
+
+    /// The PD, the access `needs` (if any; `NotWritable` without it) and
+    /// the range, for [`MrAccess::check`] and [`MrAccess::check_remote`].
+    fn checked(
+        &self,
+        pd: u64,
+        needs: Option<Access>,
+        addr: u64,
+        len: u64,
+    ) -> core::result::Result<usize, MrError> {
         let b = *self.mr.binding.lock();
         if b.pd != pd {
             return Err(MrError::OtherPd);
         }
-        if !b.access.contains(access) {
+        if needs.is_some_and(|a| !b.access.contains(a)) {
             return Err(MrError::NotWritable);
         }
         let p = &self.mr.parts;
         if addr < p.iova || len > p.length || addr - p.iova > p.length - len {
             return Err(MrError::OutOfRange);
         }
+        // The first page starts at the page of `iova` (ib_core made `start`
+        // and `iova` share their offset in a page).
         let first = p.iova & (PAGE_SIZE as u64 - 1);
         usize::try_from(addr - p.iova + first).map_err(|_| MrError::OutOfRange)
     }
