@@ -18,7 +18,8 @@
 //! - [`datapath`], [`receive`], [`flush`], [`tx`], [`wire`], [`xmit`]:
 //!   sending, receiving, flushing in error, transmit backpressure, the
 //!   packets, handing one to the IP layer;
-//! - [`rc`]: reliable connections (`rc=1`);
+//! - [`rc`]: reliable connections (`rc=1`); [`sge`]: the walk of a work
+//!   request's buffers;
 //! - [`port`]: the netdevs of the devices, where received packets come in;
 //! - [`link`]: the `rverbs` link type and the netdev events.
 //!
@@ -38,6 +39,7 @@ pub(crate) mod port;
 pub(crate) mod qp;
 pub(crate) mod rc;
 pub(crate) mod receive;
+pub(crate) mod sge;
 pub(crate) mod tx;
 pub(crate) mod wire;
 pub(crate) mod xmit;

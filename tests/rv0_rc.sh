@@ -1,19 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Reliable connections on rv0 (rverbs loaded with rc=1; issue 29, its
-# first parts: SENDs, RDMA WRITEs and READs): rdma-core's unmodified ibv_rc_pingpong with its
+# Connected QPs on rv0 (rverbs loaded with rc=1; issue 29, its
+# first parts: RC SENDs, RDMA WRITEs and READs, UC SENDs and RDMA WRITEs):
+# rdma-core's unmodified ibv_rc_pingpong and ibv_uc_pingpong with their
 # buffer check (-c) between rv0 (veth0) and a peer on veth1 in netns peer,
 # first soft-RoCE (rxe1), then another rv device (rv1), both directions,
 # IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the port's MTU is 1024), with
 # completion events (-e); perftest's ib_send_bw, ib_write_bw and ib_read_bw
-# both ways, ib_send_lat, ib_write_lat and ib_read_lat;
+# both ways, ib_send_lat, ib_write_lat and ib_read_lat, ib_send_bw and
+# ib_write_bw on UC both ways;
 # rv0 to itself (its loopback); then the same
 # under loss, reordering and duplication (netem on both veths), where the
 # retransmissions and NAKs show in rv0's wire counters; and the ends of
 # retrying (rc_retry.py): a peer that never answers ends in
 # IBV_WC_RETRY_EXC_ERR, a receiver with nothing posted in
-# IBV_WC_RNR_RETRY_EXC_ERR, after the configured retries.
+# IBV_WC_RNR_RETRY_EXC_ERR, after the configured retries; UC under loss
+# (uc_loss.py): whole messages arrive in order or none of them.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +30,7 @@ fi
 DBG=/sys/kernel/debug/rverbs
 PORT=18700
 RETRY=$(dirname "$0")/rc_retry.py
+UC_LOSS=$(dirname "$0")/uc_loss.py
 TMP=$(mktemp -d /tmp/rv0_rc.XXXXXX)
 
 cleanup() {
@@ -54,8 +58,9 @@ wait_gid() {
 }
 
 # pingpong SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET SIZE ITERS [ARGS...]
-# - ibv_rc_pingpong's server on SRV_DEV (in netns SRV_NS, "-" for the
-# initial one) and its client on CLI_DEV in the other; both must finish.
+# - ibv_rc_pingpong's (or $PP's) server on SRV_DEV (in netns SRV_NS, "-"
+# for the initial one) and its client on CLI_DEV in the other; both must
+# finish.
 pingpong() {
 	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv rc i
 	shift 8
@@ -63,11 +68,12 @@ pingpong() {
 	if [ "$sns" = - ]; then cx=(ip netns exec "$NS"); else sx=(ip netns exec "$sns"); fi
 	[ "$target" = 127.0.0.1 ] && cx=()
 	PORT=$((PORT + 1))
-	"${sx[@]}" timeout 60 ibv_rc_pingpong -d "$sdev" -g "$sgid" -s "$size" -n "$n" \
+	local pp=${PP:-ibv_rc_pingpong}
+	"${sx[@]}" timeout 60 $pp -d "$sdev" -g "$sgid" -s "$size" -n "$n" \
 		-p $PORT "$@" >"$TMP/srv" 2>&1 &
 	srv=$!
 	for ((i = 0; i < 50; i++)); do
-		"${cx[@]}" timeout 60 ibv_rc_pingpong -d "$cdev" -g "$cgid" -s "$size" -n "$n" \
+		"${cx[@]}" timeout 60 $pp -d "$cdev" -g "$cgid" -s "$size" -n "$n" \
 			-p $PORT "$@" "$target" >"$TMP/cli" 2>&1
 		rc=$?
 		grep -q "Couldn't connect" "$TMP/cli" || break
@@ -83,6 +89,9 @@ pingpong() {
 		return 1
 	fi
 }
+
+# uc_pingpong ARGS... - pingpong with ibv_uc_pingpong.
+uc_pingpong() { PP=ibv_uc_pingpong pingpong "$@"; }
 
 # perf TOOL SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET ARGS... - a
 # perftest tool's server on SRV_DEV (in netns SRV_NS, "-" for the initial
@@ -122,6 +131,15 @@ retry() {
 
 wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
 
+# uc_loss SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX - uc_loss.py between them.
+uc_loss() {
+	local out
+	out=$(timeout 60 python3 "$UC_LOSS" "$@" 2>&1)
+	local rc=$?
+	echo "$out" | sed 's/^/# /'
+	return $rc
+}
+
 # duplicates_seen - rv0 or rv1 acknowledged a duplicate again, or dropped
 # an acknowledgement of nothing in flight.
 duplicates_seen() {
@@ -154,7 +172,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (n + 15) + 12))
+ktap_set_plan $((2 * (2 * n + 21) + 15))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -197,6 +215,22 @@ for peer in rxe1 rv1; do
 		perf ib_read_bw - rv0 "$g4" $peer "$p4" $IP4_A -s 65536 -n $PERF_ITERS
 	ksft_check "rv0 -> $peer: ib_read_lat, 64 bytes, $PERF_ITERS messages" \
 		perf ib_read_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -s 64 -n $PERF_ITERS
+	for s in $SIZES; do
+		ksft_check "rv0 -> $peer: ibv_uc_pingpong -c, IPv4, $s bytes" \
+			uc_pingpong $NS $peer "$p4" rv0 "$g4" $IP4_B "$s" $ITERS -c
+		ksft_check "$peer -> rv0: ibv_uc_pingpong -c, IPv4, $s bytes" \
+			uc_pingpong - rv0 "$g4" $peer "$p4" $IP4_A "$s" $ITERS -c
+	done
+	ksft_check "rv0 -> $peer: ibv_uc_pingpong -c -e, IPv6, 4096 bytes" \
+		uc_pingpong $NS $peer "$p6" rv0 "$g6" $IP4_B 4096 $ITERS -c -e
+	ksft_check "$peer -> rv0: ibv_uc_pingpong -c -e, IPv6, 4096 bytes" \
+		uc_pingpong - rv0 "$g6" $peer "$p6" $IP4_A 4096 $ITERS -c -e
+	for t in ib_send_bw ib_write_bw; do
+		ksft_check "rv0 -> $peer: $t -c UC, 4096 bytes, $PERF_ITERS messages" \
+			perf $t $NS $peer "$p4" rv0 "$g4" $IP4_B -c UC -s 4096 -n $PERF_ITERS
+		ksft_check "$peer -> rv0: $t -c UC, 4096 bytes, $PERF_ITERS messages" \
+			perf $t - rv0 "$g4" $peer "$p4" $IP4_A -c UC -s 4096 -n $PERF_ITERS
+	done
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
 	done
@@ -213,6 +247,13 @@ tc qdisc add dev veth0 root netem loss 5% &&
 ksft_check "rv0 <-> rv1 under 5% loss both ways: ibv_rc_pingpong -c, 4096 bytes" \
 	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $LOSS_ITERS -c
 ksft_check "the loss shows: rv0 sent packets again" test "$(counter rv0 rc_retransmit)" -gt "$retr0"
+ucd0=$(counter rv1 drop_uc_message)
+ksft_check "rv0 -> rv1 UC under 5% loss both ways: whole messages in order or none (uc_loss.py)" \
+	uc_loss rv0 "$g4" rv1 "$p4"
+ksft_check "rv1 -> rv0 UC under 5% loss both ways: whole messages in order or none (uc_loss.py)" \
+	uc_loss rv1 "$p4" rv0 "$g4"
+ksft_check "the loss shows: rv1 dropped the rest of UC messages" \
+	test "$(counter rv1 drop_uc_message)" -gt "$ucd0"
 tc qdisc change dev veth0 root netem delay 1ms reorder 50% gap 3 duplicate 5%
 ip netns exec $NS tc qdisc change dev veth1 root netem delay 1ms reorder 50% gap 3 duplicate 5%
 ksft_check "rv0 <-> rv1 reordered and duplicated: ibv_rc_pingpong -c, 4096 bytes" \

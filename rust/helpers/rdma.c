@@ -238,6 +238,30 @@ void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 		memcpy_from_page(buf, page, offset, len);
 }
 
+/*
+ * An RDMA atomic on the 8 bytes at @offset (8-byte aligned) of @page:
+ * compare-and-swap (@cas: @swap_add stored if the value is @compare) or
+ * fetch-and-add (@swap_add added); returns the value before.  A CPU
+ * atomic, so atomic against every other writer: other QPs and devices,
+ * and the process itself.
+ */
+u64 rverbs_atomic_page(struct page *page, size_t offset, bool cas, u64 compare,
+		       u64 swap_add)
+{
+	u64 *va = kmap_local_page(page) + offset;
+	u64 old, seen;
+
+	if (cas) {
+		old = cmpxchg64(va, compare, swap_add);
+	} else {
+		old = READ_ONCE(*va);
+		while ((seen = cmpxchg64(va, old, old + swap_add)) != old)
+			old = seen;
+	}
+	kunmap_local(va);
+	return old;
+}
+
 /* cond_resched() is a macro. */
 void rverbs_cond_resched(void)
 {

@@ -143,6 +143,31 @@ impl Umem {
         self.copy(off, src.as_ptr().cast_mut(), src.len(), true)
     }
 
+    /// An RDMA atomic on the 8 bytes at byte `off` of the pinned range:
+    /// compare-and-swap (`cas`) or fetch-and-add, atomic against every
+    /// other access, also the process's own; the value before. `EINVAL`
+    /// unless `off` is 8-byte aligned and within the range, `EACCES` for
+    /// pages not pinned for writing. Any context.
+    pub(crate) fn atomic(&self, off: usize, cas: bool, compare: u64, swap_add: u64) -> Result<u64> {
+        if !self.writable {
+            return Err(EACCES);
+        }
+        if off % 8 != 0 || off / PAGE_SIZE >= self.pages.len() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The page is pinned while `self` lives (type invariant);
+        // the 8 aligned bytes at `off % PAGE_SIZE` are within it.
+        Ok(unsafe {
+            bindings::rverbs_atomic_page(
+                self.pages[off / PAGE_SIZE],
+                off % PAGE_SIZE,
+                cas,
+                compare,
+                swap_add,
+            )
+        })
+    }
+
     /// ib_core's check of a change of access flags (`flags` as of
     /// `ib_uverbs_rereg_mr`) against how the pages were pinned: `EACCES`
     /// to make memory pinned read-only writable.

@@ -20,7 +20,6 @@
 
 use super::{
     device::Rv,
-    mr,
     qp::{
         QpCore,
         SendState,
@@ -45,10 +44,7 @@ use crate::rdma::{
     ah_attr::AddressVector,
     driver::DriverDevice,
     gid_attr::GidType,
-    qp::{
-        QpState,
-        QpType, //
-    },
+    qp::QpState,
     rxe_abi::wqe::SendWqe,
     wc::{
         UserWc,
@@ -120,7 +116,7 @@ pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>) -> Result {
     if state == QpState::Sqd {
         return Ok(());
     }
-    if qp.qp_type == QpType::Rc {
+    if qp.qp_type.connected() {
         if state == QpState::Err {
             super::flush::flush_send(qp);
         } else {
@@ -274,6 +270,8 @@ fn send_one(
         ack_req: false,
         aeth: 0,
         reth: (0, 0, 0),
+        atomic: (0, 0),
+        orig: 0,
         // CAST: At most the MTU (checked above).
         payload_len: claimed as usize,
     };
@@ -388,37 +386,5 @@ pub(super) fn gather(
             .copy_from_slice(data);
         return Ok(data.len());
     }
-    let n = w.num_sge();
-    let guard = rcu::read_lock();
-    // `len`: bytes written into `buf`; `skip`: bytes of the message still
-    // to pass over.
-    let mut len = 0usize;
-    let mut skip = skip;
-    for i in 0..n {
-        if len == buf.len() {
-            break;
-        }
-        let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
-        // CAST: A `u32`.
-        let sge_len = sge.length as usize;
-        if skip >= sge_len {
-            skip -= sge_len;
-            continue;
-        }
-        let take = (sge_len - skip).min(buf.len() - len);
-        let dst = &mut buf[len..len + take];
-        let mr = mr::find(dev, &guard, sge.lkey).map_err(|_| WcStatus::LocQpOpErr)?;
-        // CAST: `skip` is below the SGE's `u32` length.
-        let addr = sge
-            .addr
-            .checked_add(skip as u64)
-            .ok_or(WcStatus::LocQpOpErr)?;
-        let off = mr
-            .check(qp.pd, false, addr, take as u64)
-            .map_err(|_| WcStatus::LocQpOpErr)?;
-        mr.read(off, dst).map_err(|_| WcStatus::LocQpOpErr)?;
-        len += take;
-        skip = 0;
-    }
-    Ok(len)
+    super::sge::gather(dev, qp.pd, w.num_sge(), |i| w.sge(i), skip, buf)
 }

@@ -131,6 +131,8 @@ impl Driver for Rv {
             // with RC QPs only.
             max_qp_rd_atom: if dev.rc() { qp::MAX_QP_RD_ATOM } else { 0 },
             max_res_rd_atom: if dev.rc() { 0x3f80 } else { 0 },
+            // Atomics as soft-RoCE's (`IB_ATOMIC_HCA`), with RC.
+            atomic_hca: dev.rc(),
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,

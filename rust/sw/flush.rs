@@ -13,10 +13,7 @@ use super::{
 };
 use crate::rdma::{
     driver::DriverDevice,
-    qp::{
-        QpState,
-        QpType, //
-    },
+    qp::QpState,
     rxe_abi::wqe::{
         RecvWqe,
         SendWqe, //
@@ -79,7 +76,7 @@ pub(crate) fn flush_recv(qp: &QpCore) {
 /// [`flush_recv`], under the send mutex, which may be held while the CPU
 /// is offered. Process context.
 pub(crate) fn flush_send(qp: &QpCore) {
-    if qp.qp_type == QpType::Rc {
+    if qp.qp_type.connected() {
         flush_send_rc(qp);
         return;
     }

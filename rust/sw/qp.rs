@@ -216,7 +216,7 @@ impl WorkItem for QpCore {
     type Pointer = Arc<QpCore>;
 
     fn run(qp: Arc<QpCore>) {
-        if qp.qp_type == QpType::Rc {
+        if qp.qp_type.connected() {
             super::flush::flush_send(&qp);
         }
         super::flush::flush_recv(&qp);
@@ -227,7 +227,7 @@ impl WorkItem<1> for QpCore {
     type Pointer = Arc<QpCore>;
 
     fn run(qp: Arc<QpCore>) {
-        rc::comp::retry_fired(qp);
+        rc::timer::retry_fired(qp);
     }
 }
 
@@ -235,7 +235,7 @@ impl WorkItem<2> for QpCore {
     type Pointer = Arc<QpCore>;
 
     fn run(qp: Arc<QpCore>) {
-        rc::comp::rnr_fired(qp);
+        rc::timer::rnr_fired(qp);
     }
 }
 
@@ -303,10 +303,9 @@ pub(crate) fn create_qp(
     if req.create_flags() != 0 {
         return Err(eopnotsupp());
     }
-    // Datagrams, and reliable connections with `rc=1` (soft-RoCE also
-    // has UC).
+    // Datagrams, and connections (RC, UC) with `rc=1`.
     let qp_type = req.qp_type();
-    if qp_type != QpType::Ud && !(qp_type == QpType::Rc && dev.rc()) {
+    if qp_type != QpType::Ud && !(qp_type.connected() && dev.rc()) {
         return Err(eopnotsupp());
     }
     let (Some(pd), Some(send_cq), Some(recv_cq)) = (objs.pd, objs.send_cq, objs.recv_cq) else {
@@ -355,8 +354,8 @@ pub(crate) fn create_qp(
     let mut payload = KVec::new();
     payload.resize(MAX_PAYLOAD, 0, GFP_KERNEL)?;
     let resp = RespState::new(qp_type == QpType::Rc)?;
-    // RC keeps a copy of each send slot and what is in flight of it.
-    let req_state = if qp_type == QpType::Rc {
+    // RC and UC keep a copy of each send slot and what is in flight of it.
+    let req_state = if qp_type.connected() {
         ReqState::new(sq.slots(), sq.elem_size())?
     } else {
         ReqState::new(0, 0)?
@@ -409,7 +408,7 @@ pub(crate) fn create_qp(
 pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
     let qp = &qp.core;
     let mut attrs = *qp.attrs.lock();
-    if qp.qp_type == QpType::Rc {
+    if qp.qp_type.connected() {
         // The PSNs as they are now (`rxe_qp.c:rxe_qp_to_attr`).
         attrs.sq_psn = qp.req.lock().psn;
         attrs.rq_psn = qp.recv.lock().resp.psn;

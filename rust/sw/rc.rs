@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! rv0's reliable connections (RC), the first parts: SENDs, RDMA WRITEs
-//! (with immediate data) and RDMA READs of any length up to 2^31 bytes,
-//! segmented at the path MTU, with
+//! rv0's connected QPs: reliable connections (RC) and, with the same
+//! requester and responder less the acknowledgements, unreliable ones
+//! (UC, [`uc`]): SENDs, RDMA WRITEs (with immediate data), RDMA READs
+//! up to 2^31 bytes at the path MTU, and atomics ([`atomic`]), with
 //! soft-RoCE's wire and its rules for acknowledgements, sequence errors,
 //! retransmission and receivers not ready (`rxe_req.c`, `rxe_resp.c`,
-//! `rxe_comp.c` of 7.2). Atomics, SRQs and memory
-//! windows are not here yet: such a request completes with
-//! `IB_WC_LOC_QP_OP_ERR`, and such a packet is answered with a NAK
-//! (invalid request).
+//! `rxe_comp.c` of 7.2). SRQs, memory windows, SEND with invalidate,
+//! ATOMIC WRITE and FLUSH are not here yet: such a request completes
+//! with `IB_WC_LOC_QP_OP_ERR`, such a packet is NAKed (invalid request).
 //!
 //! - [`req`], the requester: sends what the send ring holds, a packet at a
 //!   time, from a copy of each work request in kernel memory (userspace
@@ -37,9 +37,12 @@ use kernel::{
 };
 
 pub(crate) mod answer;
+pub(crate) mod atomic;
 pub(crate) mod comp;
 pub(crate) mod req;
 pub(crate) mod resp;
+pub(crate) mod timer;
+pub(crate) mod uc;
 
 /// Most PSNs a requester sends past the oldest unacknowledged one
 /// (`RXE_MAX_UNACKED_PSNS`).
@@ -95,6 +98,25 @@ pub(crate) enum Kind {
     Write,
     /// An RDMA READ: one request, answered by one response per PSN.
     Read,
+    /// An atomic compare-and-swap: one request, one atomic
+    /// acknowledgement with the value before.
+    CmpSwap,
+    /// An atomic fetch-and-add, as [`Kind::CmpSwap`].
+    FetchAdd,
+}
+
+impl Kind {
+    /// Whether the responder answers with data (READ responses, an
+    /// atomic acknowledgement), which a plain acknowledgement does not
+    /// stand for; each such request takes a credit of `max_rd_atomic`.
+    fn responds(self) -> bool {
+        matches!(self, Kind::Read | Kind::CmpSwap | Kind::FetchAdd)
+    }
+
+    /// Whether this is an atomic.
+    fn atomic(self) -> bool {
+        matches!(self, Kind::CmpSwap | Kind::FetchAdd)
+    }
 }
 
 /// The requester's and completer's state of an RC QP, under a lock taken
@@ -123,8 +145,8 @@ pub(crate) struct ReqState {
     shadow: KVVec<u8>,
     /// The bytes of a slot.
     elem: usize,
-    /// READs in flight, and the most allowed (`max_rd_atomic`, at least
-    /// one); a READ waits for a credit.
+    /// READs and atomics in flight, and the most allowed
+    /// (`max_rd_atomic`, at least one); one more waits for a credit.
     reads_out: u32,
     max_reads: u32,
     /// The path MTU's bytes.
@@ -298,6 +320,9 @@ fn psn_distance(a: Psn, b: Psn) -> u32 {
 pub(crate) enum Answer {
     /// An acknowledgement or a NAK.
     Ack { syndrome: u32, psn: Psn, msn: u32 },
+    /// The atomic acknowledgement of the atomic of `psn`: the value
+    /// before it.
+    Atomic { psn: Psn, orig: u64, msn: u32 },
     /// The responses to an RDMA READ from `psn` on: `len` bytes at `va` of
     /// the region of `rkey`.
     Read {
@@ -314,6 +339,14 @@ pub(crate) enum Answer {
 /// in flight, as the requester's), and what is answered after a READ
 /// waits behind it, in order.
 const OUT_MAX: usize = 256;
+
+/// The atomics a responder remembers (`rxe_resp.c`'s responder resources,
+/// `max_dest_rd_atomic` of them at most, here the most it may be), by PSN
+/// modulo their number: a duplicate atomic is answered with the value it
+/// found, never executed again (a requester has at most
+/// [`MAX_UNACKED_PSNS`] PSNs in flight, so the PSNs of those it may send
+/// again do not collide).
+const ATOMICS_KEPT: usize = crate::sw::qp::MAX_QP_RD_ATOM as usize;
 
 /// A waiting answer, and for a READ the responses sent.
 #[derive(Clone, Copy)]
@@ -336,8 +369,13 @@ pub(crate) struct RespState {
     msn: u32,
     /// A sequence error NAK was sent for the gap at [`RespState::psn`].
     nak_sent: bool,
+    /// UC: the rest of a message is dropped, up to the next first packet.
+    dropping: bool,
     /// The message being received, after its first packet.
     in_msg: Option<InMsg>,
+    /// The atomics executed, by PSN ([`ATOMICS_KEPT`] for an RC QP): the
+    /// PSN and the value before.
+    atomics: KVec<Option<(Psn, u64)>>,
 }
 
 /// A message being received.
@@ -355,11 +393,14 @@ impl RespState {
     /// The state of a new QP: with room for waiting answers for RC.
     pub(crate) fn new(rc: bool) -> Result<Self> {
         let mut out = KVec::new();
+        let mut atomics = KVec::new();
         if rc {
             out.resize(OUT_MAX, None, GFP_KERNEL)?;
+            atomics.resize(ATOMICS_KEPT, None, GFP_KERNEL)?;
         }
         Ok(Self {
             out,
+            atomics,
             ..Self::default()
         })
     }
@@ -369,8 +410,34 @@ impl RespState {
         self.psn = psn;
         self.msn = 0;
         self.nak_sent = false;
+        self.dropping = false;
         self.in_msg = None;
         self.clear_out();
+        for a in self.atomics.iter_mut() {
+            *a = None;
+        }
+    }
+
+    /// Remembers the value before the atomic of `psn`.
+    fn keep_atomic(&mut self, psn: Psn, orig: u64) {
+        let n = self.atomics.len();
+        if n != 0 {
+            // CAST: A 24-bit PSN.
+            self.atomics[psn.value() as usize % n] = Some((psn, orig));
+        }
+    }
+
+    /// The value before the atomic of `psn`, if remembered.
+    fn kept_atomic(&self, psn: Psn) -> Option<u64> {
+        let n = self.atomics.len();
+        if n == 0 {
+            return None;
+        }
+        // CAST: A 24-bit PSN.
+        match self.atomics[psn.value() as usize % n] {
+            Some((p, orig)) if p == psn => Some(orig),
+            _ => None,
+        }
     }
 
     /// Whether answers are waiting.
@@ -404,7 +471,7 @@ impl RespState {
         let q = self.out[head].as_mut()?;
         let k = q.sent;
         let done = match q.ans {
-            Answer::Ack { .. } => true,
+            Answer::Ack { .. } | Answer::Atomic { .. } => true,
             Answer::Read { len, .. } => {
                 q.sent += 1;
                 q.sent >= len.div_ceil(mtu.max(1)).max(1)

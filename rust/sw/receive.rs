@@ -254,7 +254,9 @@ fn dispatch(
     // A QP takes its own transport's opcodes (`check_type_state`).
     match (dest.qp_type, pkt.opcode.transport()) {
         (QpType::Ud, Transport::Ud) => {}
-        (QpType::Rc, Transport::Rc) => return connected(dev, &guard, dest, &pkt),
+        (QpType::Rc, Transport::Rc) | (QpType::Uc, Transport::Uc) => {
+            return connected(dev, &guard, dest, &pkt)
+        }
         _ => return (Count::Opcode, Some(DropReason::UnhandledProto)),
     }
     let mut grh = [0u8; GRH_LEN];
@@ -300,15 +302,18 @@ fn connected(
     if !from_path {
         return (Count::State, Some(DropReason::NotSpecified));
     }
-    if pkt.opcode.hdrs.has(Hdrs::REQ) {
+    if dest.qp_type == QpType::Uc {
+        // UC has requests only (the transport's opcodes, checked).
+        super::rc::uc::request(dev, guard, dest, &a, pkt)
+    } else if pkt.opcode.hdrs.has(Hdrs::REQ) {
         super::rc::resp::request(dev, guard, dest, &a, pkt)
     } else if pkt.opcode.is_read_response() {
         super::rc::comp::on_read_response(dev, guard, dest, pkt)
     } else if pkt.opcode.hdrs.has(Hdrs::AETH) && !pkt.opcode.hdrs.has(Hdrs::PAYLOAD) {
         super::rc::comp::on_ack(dev, dest, pkt)
     } else {
-        // An atomic acknowledgement: no atomic is ever asked for yet.
-        (Count::RcStale, Some(DropReason::NotSpecified))
+        // An atomic acknowledgement (the opcodes of RC, checked).
+        super::rc::comp::on_atomic_ack(dev, guard, dest, pkt)
     }
 }
 

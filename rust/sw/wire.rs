@@ -105,8 +105,13 @@ pub(crate) struct Outgoing {
     pub(crate) ack_req: bool,
     /// The AETH of an acknowledgement: syndrome and MSN.
     pub(crate) aeth: u32,
-    /// The RETH of an RDMA request: virtual address, R_Key, length.
+    /// The RETH of an RDMA request: virtual address, R_Key, length; the
+    /// first two also an AtomicETH's.
     pub(crate) reth: (u64, u32, u32),
+    /// The rest of an AtomicETH: the swap (or add) and compare values.
+    pub(crate) atomic: (u64, u64),
+    /// The AtomicAckETH's original value.
+    pub(crate) orig: u64,
     /// The payload's length, at most the path MTU.
     pub(crate) payload_len: usize,
 }
@@ -220,6 +225,17 @@ impl Outgoing {
             buf[r + 8..r + 12].copy_from_slice(&rkey.to_be_bytes());
             buf[r + 12..r + 16].copy_from_slice(&len.to_be_bytes());
         }
+        if let Some(off) = op.offset(Hdrs::ATMETH) {
+            let r = t + BTH_LEN + off;
+            buf[r..r + 8].copy_from_slice(&self.reth.0.to_be_bytes());
+            buf[r + 8..r + 12].copy_from_slice(&self.reth.1.to_be_bytes());
+            buf[r + 12..r + 20].copy_from_slice(&self.atomic.0.to_be_bytes());
+            buf[r + 20..r + 28].copy_from_slice(&self.atomic.1.to_be_bytes());
+        }
+        if let Some(off) = op.offset(Hdrs::ATMACK) {
+            let r = t + BTH_LEN + off;
+            buf[r..r + 8].copy_from_slice(&self.orig.to_be_bytes());
+        }
         if let Some(off) = op.offset(Hdrs::DETH) {
             let d = t + BTH_LEN + off;
             buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
@@ -302,8 +318,13 @@ pub(crate) struct Incoming<'a> {
     pub(crate) ack_req: bool,
     /// The AETH (acknowledgements, read responses), else 0.
     pub(crate) aeth: u32,
-    /// The RETH (virtual address, R_Key, length), else zeros.
+    /// The RETH (virtual address, R_Key, length), or an AtomicETH's
+    /// virtual address and R_Key (length 0), else zeros.
     pub(crate) reth: (u64, u32, u32),
+    /// An AtomicETH's swap (or add) and compare values, else zeros.
+    pub(crate) atomic: (u64, u64),
+    /// An AtomicAckETH's original value, else 0.
+    pub(crate) orig: u64,
     /// The DETH's (UD), else 0.
     pub(crate) qkey: u32,
     pub(crate) src_qpn: u32,
@@ -431,6 +452,8 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     });
     let at = |h: Hdrs| op.offset(h).map(|off| BTH_LEN + off);
     let (qkey, src_qpn) = at(Hdrs::DETH).map_or((0, 0), |d| (word(d), word(d + 4) & MASK_24));
+    let dword = |at: usize| (u64::from(word(at)) << 32) | u64::from(word(at + 4));
+    let atm = at(Hdrs::ATMETH);
     Ok(Incoming {
         ip_header: ip,
         opcode: op,
@@ -440,10 +463,12 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         psn: Psn::new(word(8)),
         ack_req: b[8] & 0x80 != 0,
         aeth: at(Hdrs::AETH).map_or(0, word),
-        reth: at(Hdrs::RETH).map_or((0, 0, 0), |r| {
-            let va = (u64::from(word(r)) << 32) | u64::from(word(r + 4));
-            (va, word(r + 8), word(r + 12))
-        }),
+        reth: at(Hdrs::RETH)
+            .map(|r| (dword(r), word(r + 8), word(r + 12)))
+            .or(atm.map(|r| (dword(r), word(r + 8), 0)))
+            .unwrap_or((0, 0, 0)),
+        atomic: atm.map_or((0, 0), |r| (dword(r + 12), dword(r + 20))),
+        orig: at(Hdrs::ATMACK).map_or(0, dword),
         qkey,
         src_qpn,
         imm,

@@ -109,6 +109,9 @@ pub(crate) struct DeviceAttrs {
     /// whole device as responder (`max_res_rd_atom`).
     pub(crate) max_qp_rd_atom: u8,
     pub(crate) max_res_rd_atom: u32,
+    /// Whether RDMA atomics are atomic among the device's QPs
+    /// (`atomic_cap` `IB_ATOMIC_HCA`; else `IB_ATOMIC_NONE`).
+    pub(crate) atomic_hca: bool,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

@@ -30,6 +30,11 @@ pub(crate) enum QpType {
 }
 
 impl QpType {
+    /// Whether a QP of this type is connected to one other QP (RC, UC).
+    pub(crate) fn connected(self) -> bool {
+        matches!(self, Self::Rc | Self::Uc)
+    }
+
     pub(super) fn from_raw(t: bindings::ib_qp_type) -> Self {
         match t {
             bindings::ib_qp_type_IB_QPT_RC => Self::Rc,

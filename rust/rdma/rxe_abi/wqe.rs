@@ -39,6 +39,7 @@ mod wqe_layout {
         rxe_send_wqe,
         rxe_send_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_2 as rxe_rdma_wr,
+        rxe_send_wr__bindgen_ty_2__bindgen_ty_3 as rxe_atomic_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_4 as rxe_ud_wr,
         rxe_sge, //
     };
@@ -58,6 +59,9 @@ mod wqe_layout {
     pub(super) const AH_NUM: usize = UD + offset_of!(rxe_ud_wr, ah_num);
     pub(super) const REMOTE_ADDR: usize = UD + offset_of!(rxe_rdma_wr, remote_addr);
     pub(super) const RKEY: usize = UD + offset_of!(rxe_rdma_wr, rkey);
+    pub(super) const COMPARE_ADD: usize = UD + offset_of!(rxe_atomic_wr, compare_add);
+    pub(super) const SWAP: usize = UD + offset_of!(rxe_atomic_wr, swap);
+    pub(super) const ATOMIC_RKEY: usize = UD + offset_of!(rxe_atomic_wr, rkey);
     const SEND_DMA: usize = offset_of!(rxe_send_wqe, dma);
     pub(super) const SEND_LENGTH: usize = SEND_DMA + offset_of!(rxe_dma_info, length);
     pub(super) const SEND_NUM_SGE: usize = SEND_DMA + offset_of!(rxe_dma_info, num_sge);
@@ -149,6 +153,22 @@ impl<'a> SendWqe<'a> {
     /// The remote key of an RDMA operation.
     pub(crate) fn rkey(&self) -> u32 {
         u32_at(self.0, wqe_layout::RKEY)
+    }
+
+    /// An atomic's compare value (compare-and-swap) or the value added
+    /// (fetch-and-add).
+    pub(crate) fn compare_add(&self) -> u64 {
+        u64_at(self.0, wqe_layout::COMPARE_ADD)
+    }
+
+    /// A compare-and-swap's value stored.
+    pub(crate) fn swap(&self) -> u64 {
+        u64_at(self.0, wqe_layout::SWAP)
+    }
+
+    /// The remote key of an atomic (after its values in the ABI).
+    pub(crate) fn atomic_rkey(&self) -> u32 {
+        u32_at(self.0, wqe_layout::ATOMIC_RKEY)
     }
 
     /// The AH number (`ah_num`).

@@ -37,7 +37,7 @@ fn check_attrs(req: &QpModify<'_>, given: &QpAttrs) -> Result {
     if m.contains(QpAttr::Cap) {
         check_cap(&req.cap(), false)?;
     }
-    let connected = req.qp_type() == QpType::Rc;
+    let connected = req.qp_type().connected();
     // Remote access is for connected QPs only.
     if m.contains(QpAttr::AccessFlags) && !connected {
         return Err(EINVAL);
@@ -149,7 +149,7 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
     if m.contains(QpAttr::Av) {
         a.av = Some(req.av());
     }
-    if qp.qp_type == QpType::Rc {
+    if qp.qp_type.connected() {
         // The requester's and responder's state (`rxe_qp_from_attr`),
         // under the attribute lock (the order: attributes, then these).
         let mut r = qp.req.lock();
@@ -166,7 +166,12 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
             qp.recv.lock().resp.reset(given.rq_psn);
         }
         let mtu = a.path_mtu.bytes().unwrap_or(256);
-        r.set_params(mtu, a.timeout, a.retry_cnt, a.rnr_retry, a.max_rd_atomic);
+        if qp.qp_type == QpType::Rc {
+            r.set_params(mtu, a.timeout, a.retry_cnt, a.rnr_retry, a.max_rd_atomic);
+        } else {
+            // UC: no acknowledgements, so no timer and no retries.
+            r.set_params(mtu, 0, 0, 0, 0);
+        }
     }
     let to_error = m.contains(QpAttr::State) && a.qp_state == QpState::Err;
     let to_reset = m.contains(QpAttr::State) && a.qp_state == QpState::Reset;

@@ -28,7 +28,8 @@ use crate::sw::{
         self,
         opcode::{
             rc_read_response,
-            RC_ACKNOWLEDGE, //
+            RC_ACKNOWLEDGE,
+            RC_ATOMIC_ACKNOWLEDGE, //
         },
         Count,
         Outgoing, //
@@ -41,8 +42,9 @@ use crate::sw::{
 use kernel::sync::rcu;
 
 /// Sends an acknowledgement (or NAK) of `qp` to its path: an RC
-/// ACKNOWLEDGE with the AETH (`rxe_resp.c:send_ack`). Lost if the path
-/// has no route (the requester retries). Any context.
+/// ACKNOWLEDGE with the AETH (`rxe_resp.c:send_ack`), or with an atomic's
+/// value before (`orig`) an ATOMIC_ACKNOWLEDGE (`send_atomic_ack`). Lost
+/// if the path has no route (the requester retries). Any context.
 pub(super) fn send_ack(
     dev: &DriverDevice<Rv>,
     qp: &QpCore,
@@ -50,6 +52,7 @@ pub(super) fn send_ack(
     syndrome: u32,
     psn: Psn,
     msn: u32,
+    orig: Option<u64>,
 ) {
     let Some(av) = a.av else {
         return;
@@ -67,7 +70,11 @@ pub(super) fn send_ack(
         traffic_class: av.traffic_class,
         hop_limit: av.hop_limit,
         src_port: wire::source_port(qp.qpn),
-        opcode: &RC_ACKNOWLEDGE,
+        opcode: if orig.is_some() {
+            &RC_ATOMIC_ACKNOWLEDGE
+        } else {
+            &RC_ACKNOWLEDGE
+        },
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
         psn,
@@ -77,6 +84,8 @@ pub(super) fn send_ack(
         ack_req: false,
         aeth: (syndrome << 24) | (msn & Psn::MASK),
         reth: (0, 0, 0),
+        atomic: (0, 0),
+        orig: orig.unwrap_or(0),
         payload_len: 0,
     };
     let via = if own_mac == Some(av.dmac) {
@@ -114,7 +123,10 @@ pub(crate) fn send_answers(dev: &DriverDevice<Rv>, qp: &QpCore) {
         match next {
             None => return,
             Some((Answer::Ack { syndrome, psn, msn }, _)) => {
-                send_ack(dev, qp, &a, syndrome, psn, msn)
+                send_ack(dev, qp, &a, syndrome, psn, msn, None)
+            }
+            Some((Answer::Atomic { psn, orig, msn }, _)) => {
+                send_ack(dev, qp, &a, AETH_ACK_UNLIMITED, psn, msn, Some(orig))
             }
             Some((
                 Answer::Read {
@@ -183,6 +195,8 @@ fn send_read(
         ack_req: false,
         aeth: (AETH_ACK_UNLIMITED << 24) | (msn & Psn::MASK),
         reth: (0, 0, 0),
+        atomic: (0, 0),
+        orig: 0,
         // CAST: At most the MTU.
         payload_len: n as usize,
     };

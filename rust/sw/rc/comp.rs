@@ -34,7 +34,6 @@ use crate::rdma::{
 };
 use crate::sw::{
     device::Rv,
-    mr,
     qp::QpCore,
     tx::TxFlow,
     wire::{
@@ -76,8 +75,8 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
         if !p.last.before(r.una) {
             return false;
         }
-        if p.kind == Kind::Read {
-            // A credit back: a READ waiting for one goes.
+        if p.kind.responds() {
+            // A credit back: a READ or atomic waiting for one goes.
             r.reads_out = r.reads_out.saturating_sub(1);
         }
         // The slot is free before its completion is seen: userspace may
@@ -93,6 +92,8 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
                     Kind::Send => WcOpcode::Send,
                     Kind::Write => WcOpcode::RdmaWrite,
                     Kind::Read => WcOpcode::RdmaRead,
+                    Kind::CmpSwap => WcOpcode::CompSwap,
+                    Kind::FetchAdd => WcOpcode::FetchAdd,
                 },
                 byte_len: p.len,
                 qp_num: qp.qpn,
@@ -110,9 +111,27 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
     false
 }
 
+/// A UC QP's requester sent the packet of `psn`: the work requests whose
+/// last packet it was complete (`rxe_req.c:update_state`, UC's
+/// `wqe_state_done`), in order. Process context.
+pub(crate) fn sent_unreliable(qp: ArcBorrow<'_, QpCore>, psn: Psn) {
+    let mut r = qp.req.lock();
+    if r.dead || r.failed {
+        return;
+    }
+    if r.una.before(psn.next()) {
+        r.una = psn.next();
+    }
+    let failed = complete_locked(&qp, &mut r);
+    drop(r);
+    if failed {
+        qp_error(qp);
+    }
+}
+
 /// The oldest work request completes with `status` and the QP fails:
 /// nothing more is sent, the rest is flushed.
-fn fail_locked(qp: &QpCore, r: &mut ReqState, status: WcStatus) {
+pub(super) fn fail_locked(qp: &QpCore, r: &mut ReqState, status: WcStatus) {
     if r.comp != r.fresh {
         // CAST: A slot.
         let wr_id = r.pending[r.comp as usize].wr_id;
@@ -127,7 +146,7 @@ fn fail_locked(qp: &QpCore, r: &mut ReqState, status: WcStatus) {
 }
 
 /// The QP goes to error; its queues are flushed from a work item.
-fn qp_error(qp: ArcBorrow<'_, QpCore>) {
+pub(super) fn qp_error(qp: ArcBorrow<'_, QpCore>) {
     qp.attrs.lock().qp_state = QpState::Err;
     QpCore::flush_later(qp);
 }
@@ -152,7 +171,7 @@ pub(crate) fn fail_at(qp: ArcBorrow<'_, QpCore>, slot: u32, status: WcStatus) {
 /// a work request in flight, to send again from that packet, or forward
 /// past packets acknowledged before it sent them again (then, past every
 /// work request begun, to the next one).
-fn rewind(qp: &QpCore, r: &mut ReqState, to: Psn) {
+pub(super) fn rewind(qp: &QpCore, r: &mut ReqState, to: Psn) {
     let mut slot = r.comp;
     while slot != r.fresh {
         // CAST: A slot.
@@ -170,14 +189,14 @@ fn rewind(qp: &QpCore, r: &mut ReqState, to: Psn) {
     r.psn = to;
 }
 
-/// `psn`, or the first PSN of the first READ in flight at or before it,
-/// if any.
+/// `psn`, or the first PSN of the first READ or atomic in flight at or
+/// before it, if any.
 fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Psn {
     let mut slot = r.comp;
     while slot != r.fresh {
         // CAST: A slot.
         let p = r.pending[slot as usize];
-        if p.first.before(psn.next()) && p.kind == Kind::Read && p.error.is_none() {
+        if p.first.before(psn.next()) && p.kind.responds() && p.error.is_none() {
             return if p.first.before(r.una) {
                 r.una
             } else {
@@ -190,21 +209,6 @@ fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Psn {
         slot = qp.sq.next(slot);
     }
     psn
-}
-
-/// Queues the retransmit timer if packets are in flight and it is not
-/// queued.
-pub(crate) fn arm_retry(qp: ArcBorrow<'_, QpCore>, r: &mut ReqState) {
-    if r.timer_armed || r.dead || r.failed || r.timeout == 0 || r.una == r.sent {
-        return;
-    }
-    let timer = Arc::from(qp);
-    if workqueue::system()
-        .enqueue_delayed::<Arc<QpCore>, 1>(timer, r.timeout)
-        .is_ok()
-    {
-        r.timer_armed = true;
-    }
 }
 
 /// An acknowledgement, a NAK or an RNR NAK for `qp` (`rxe_comp.c`): what
@@ -302,7 +306,7 @@ pub(crate) fn on_ack(
         r.waiting = false;
         kick = true;
     }
-    arm_retry(qp, &mut r);
+    super::timer::arm_retry(qp, &mut r);
     drop(r);
     if failed {
         qp_error(qp);
@@ -376,7 +380,71 @@ pub(crate) fn on_read_response(
     if kick {
         r.waiting = false;
     }
-    arm_retry(qp, &mut r);
+    super::timer::arm_retry(qp, &mut r);
+    drop(r);
+    if failed {
+        qp_error(qp);
+    } else if kick {
+        TxFlow::kick(&qp.tx);
+    }
+    (Count::RcAck, None)
+}
+
+/// An atomic acknowledgement for `qp` (`rxe_comp.c`, `do_atomic`): the
+/// one of the oldest PSN not acknowledged, an atomic's, which
+/// acknowledges what came before it; the value before the atomic is
+/// written into the atomic's buffer (8 bytes, in the host's order). Any
+/// other is dropped. Any context.
+pub(crate) fn on_atomic_ack(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: ArcBorrow<'_, QpCore>,
+    pkt: &Incoming<'_>,
+) -> (Count, Option<DropReason>) {
+    let stale = (Count::RcStale, Some(DropReason::NotSpecified));
+    let psn = pkt.psn;
+    let mut r = qp.req.lock();
+    if r.dead || r.failed || psn != r.una || !psn.before(r.sent) || pkt.aeth >> 29 != 0 {
+        return stale;
+    }
+    r.progress = true;
+    if complete_locked(&qp, &mut r) {
+        drop(r);
+        qp_error(qp);
+        return stale;
+    }
+    let slot = r.comp;
+    // CAST: A slot.
+    if slot == r.fresh || r.pending[slot as usize].first != psn {
+        return stale;
+    }
+    // CAST: A slot.
+    if !r.pending[slot as usize].kind.atomic() {
+        return stale;
+    }
+    let orig = pkt.orig.to_ne_bytes();
+    let placed = match r.slot(slot).and_then(SendWqe::new) {
+        Some(w) => scatter_local(dev, guard, &qp, &w, 0, &orig),
+        None => Err(WcStatus::LocQpOpErr),
+    };
+    if let Err(status) = placed {
+        fail_locked(&qp, &mut r, status);
+        drop(r);
+        qp_error(qp);
+        return (Count::RcAck, None);
+    }
+    r.una = psn.next();
+    r.retry_left = r.retry_cnt;
+    let failed = complete_locked(&qp, &mut r);
+    if r.psn.before(r.una) {
+        let una = r.una;
+        rewind(&qp, &mut r, una);
+    }
+    let kick = !failed && r.waiting;
+    if kick {
+        r.waiting = false;
+    }
+    super::timer::arm_retry(qp, &mut r);
     drop(r);
     if failed {
         qp_error(qp);
@@ -397,81 +465,6 @@ fn scatter_local(
     off: usize,
     payload: &[u8],
 ) -> core::result::Result<(), WcStatus> {
-    let mut skip = off;
-    let mut done = 0usize;
-    for i in 0..w.num_sge().min(qp.cap.max_send_sge) {
-        if done == payload.len() {
-            break;
-        }
-        let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
-        // CAST: A `u32`.
-        let sge_len = sge.length as usize;
-        if skip >= sge_len {
-            skip -= sge_len;
-            continue;
-        }
-        let take = (sge_len - skip).min(payload.len() - done);
-        let mr = mr::find(dev, guard, sge.lkey).map_err(|_| WcStatus::LocProtErr)?;
-        // CAST: Below the SGE's `u32` length.
-        let addr = sge
-            .addr
-            .checked_add(skip as u64)
-            .ok_or(WcStatus::LocProtErr)?;
-        let at = mr
-            .check(qp.pd, true, addr, take as u64)
-            .map_err(|_| WcStatus::LocProtErr)?;
-        mr.write(at, &payload[done..done + take])
-            .map_err(|_| WcStatus::LocProtErr)?;
-        done += take;
-        skip = 0;
-    }
-    if done < payload.len() {
-        return Err(WcStatus::LocLenErr);
-    }
-    Ok(())
-}
-
-/// The retransmit timer of `qp` fired (`rxe_comp.c:retransmit_timer`,
-/// `COMPST_ERROR_RETRY`): nothing acknowledged for a whole timeout, so
-/// the requester sends again from the oldest unacknowledged packet, or
-/// the retries are used up and the oldest work request completes with
-/// `IB_WC_RETRY_EXC_ERR`. Process context (the system workqueue).
-pub(crate) fn retry_fired(qp: Arc<QpCore>) {
-    let qp = qp.as_arc_borrow();
-    let mut r = qp.req.lock();
-    r.timer_armed = false;
-    if r.dead || r.failed || r.una == r.sent {
-        return;
-    }
-    if r.progress {
-        // Moved on meanwhile: another whole timeout from now.
-        r.progress = false;
-        arm_retry(qp, &mut r);
-        return;
-    }
-    if r.retry_left == 0 {
-        fail_locked(&qp, &mut r, WcStatus::RetryExcErr);
-        drop(r);
-        qp_error(qp);
-        return;
-    }
-    if r.retry_left != RETRY_FOREVER {
-        r.retry_left -= 1;
-    }
-    let una = r.una;
-    rewind(&qp, &mut r, una);
-    arm_retry(qp, &mut r);
-    drop(r);
-    TxFlow::kick(&qp.tx);
-}
-
-/// The RNR timer of `qp` ran out: the requester sends again.
-pub(crate) fn rnr_fired(qp: Arc<QpCore>) {
-    let mut r = qp.req.lock();
-    if r.dead {
-        return;
-    }
-    r.rnr_wait = false;
-    drop(r);
-    TxFlow::kick(&qp.tx);
+    let n = w.num_sge().min(qp.cap.max_send_sge);
+    crate::sw::sge::scatter(dev, guard, qp.pd, n, |i| w.sge(i), off, payload)
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The requester of an RC QP (`rxe_req.c`): what the send ring holds,
-//! sent a packet at a time in PSN order.
+//! The requester of an RC or UC QP (`rxe_req.c`): what the send ring
+//! holds, sent a packet at a time in PSN order. On UC nothing is
+//! acknowledged: a work request completes once its last packet is sent.
 
 use super::{
     comp,
@@ -14,7 +15,10 @@ use super::{
 };
 use crate::rdma::{
     driver::DriverDevice,
-    qp::Psn,
+    qp::{
+        Psn,
+        QpType, //
+    },
     rxe_abi::wqe::SendWqe,
     wc::WcStatus,
     wr::{
@@ -59,6 +63,7 @@ struct Step {
 /// here yet).
 fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind), WcStatus> {
     let inline = w.send_flags().contains(SendFlag::Inline);
+    let rc = qp.qp_type == QpType::Rc;
     if !inline && w.num_sge() > qp.cap.max_send_sge {
         return Err(WcStatus::LocQpOpErr);
     }
@@ -70,8 +75,11 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind)
         Some(WrOpcode::SendWithImm) => (true, Kind::Send),
         Some(WrOpcode::RdmaWrite) => (false, Kind::Write),
         Some(WrOpcode::RdmaWriteWithImm) => (true, Kind::Write),
-        // Its SGEs are where the data goes: no inline READ.
-        Some(WrOpcode::RdmaRead) if !inline => (false, Kind::Read),
+        // Its SGEs are where the data goes: no inline READ or atomic; none
+        // on UC.
+        Some(WrOpcode::RdmaRead) if !inline && rc => (false, Kind::Read),
+        Some(WrOpcode::AtomicCmpAndSwp) if !inline && rc => (false, Kind::CmpSwap),
+        Some(WrOpcode::AtomicFetchAndAdd) if !inline && rc => (false, Kind::FetchAdd),
         _ => return Err(WcStatus::LocQpOpErr),
     };
     let len = datapath::claimed_length(w).ok_or(WcStatus::LocQpOpErr)?;
@@ -125,6 +133,10 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
             comp::fail_at(qp.as_arc_borrow(), step.slot, status);
             return;
         }
+        if qp.qp_type == QpType::Uc {
+            // Done with its last packet: the gather is over.
+            comp::sent_unreliable(qp.as_arc_borrow(), step.psn);
+        }
     }
 }
 
@@ -156,15 +168,21 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
         let wr_id = w.wr_id();
         let checked = check(qp, &w);
         let (len, imm, kind) = checked.unwrap_or((0, false, Kind::Send));
-        if checked.is_ok() && kind == Kind::Read {
-            // `rxe_req.c`: a READ waits for a credit (`max_rd_atomic`).
+        if checked.is_ok() && kind.responds() {
+            // `rxe_req.c`: a READ or an atomic waits for a credit
+            // (`max_rd_atomic`).
             if r.reads_out >= r.max_reads {
                 r.waiting = true;
                 return Next::Stop;
             }
             r.reads_out += 1;
         }
-        let npkts = len.div_ceil(r.mtu.max(1)).max(1);
+        // An atomic is one packet; its SGEs take the value before.
+        let npkts = if kind.atomic() {
+            1
+        } else {
+            len.div_ceil(r.mtu.max(1)).max(1)
+        };
         let psn = r.psn;
         let p = Pending {
             wr_id,
@@ -187,7 +205,7 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
             return Next::Refused;
         }
     }
-    if psn_distance(r.una, r.psn) >= MAX_UNACKED_PSNS {
+    if qp.qp_type == QpType::Rc && psn_distance(r.una, r.psn) >= MAX_UNACKED_PSNS {
         r.waiting = true;
         return Next::Stop;
     }
@@ -205,9 +223,9 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
     }
     let resend = step.psn.before(r.sent);
     let left = step.p.len.saturating_sub(step.offset);
-    if step.p.kind == Kind::Read {
-        // One request for the rest of the READ; its responses use the
-        // PSNs up to the READ's last.
+    if step.p.kind.responds() {
+        // One request for the rest of the READ (or the atomic); its
+        // responses use the PSNs up to its last.
         r.psn = step.p.last.next();
         r.next = qp.sq.next(slot);
         r.offset = 0;
@@ -224,7 +242,7 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
     if r.sent.before(r.psn) {
         r.sent = r.psn;
     }
-    comp::arm_retry(qp.as_arc_borrow(), &mut r);
+    super::timer::arm_retry(qp.as_arc_borrow(), &mut r);
     if resend {
         dev.wire_counters().count(Count::RcRetransmit);
     }
@@ -245,7 +263,8 @@ fn packet(
     };
     let av = a.av.ok_or(WcStatus::LocQpOpErr)?;
     let p = &step.p;
-    let read = p.kind == Kind::Read;
+    let uc = qp.qp_type == QpType::Uc;
+    let read = p.kind.responds();
     let n = if read {
         0
     } else {
@@ -266,9 +285,11 @@ fn packet(
         hop_limit: av.hop_limit,
         src_port: wire::source_port(qp.qpn),
         opcode: match p.kind {
-            Kind::Send => opcode::rc_send(first, last, p.imm),
-            Kind::Write => opcode::rc_write(first, last, p.imm),
+            Kind::Send => opcode::send(uc, first, last, p.imm),
+            Kind::Write => opcode::write(uc, first, last, p.imm),
             Kind::Read => &opcode::RC_READ_REQUEST,
+            Kind::CmpSwap => &opcode::RC_COMPARE_SWAP,
+            Kind::FetchAdd => &opcode::RC_FETCH_ADD,
         },
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
@@ -276,11 +297,13 @@ fn packet(
         qkey: 0,
         imm: (last && p.imm).then(|| w.imm_data()),
         solicited: last && w.send_flags().contains(SendFlag::Solicited),
-        ack_req: last || index % MAX_PKT_PER_ACK == 0,
+        ack_req: !uc && (last || index % MAX_PKT_PER_ACK == 0),
         aeth: 0,
         // The whole message's, on its first packet; a READ's, from where
         // it is sent again.
-        reth: if read {
+        reth: if p.kind.atomic() {
+            (w.remote_addr(), w.atomic_rkey(), 0)
+        } else if read {
             (
                 w.remote_addr().wrapping_add(u64::from(step.offset)),
                 w.rkey(),
@@ -289,6 +312,13 @@ fn packet(
         } else {
             (w.remote_addr(), w.rkey(), p.len)
         },
+        // `rxe_req.c:init_req_packet`: a fetch-and-add's compare is 0.
+        atomic: match p.kind {
+            Kind::CmpSwap => (w.swap(), w.compare_add()),
+            Kind::FetchAdd => (w.compare_add(), 0),
+            _ => (0, 0),
+        },
+        orig: 0,
         // CAST: At most the MTU.
         payload_len: n as usize,
     };

@@ -14,6 +14,7 @@ use super::{
     AETH_NAK_REM_ACC_ERR,
     AETH_NAK_REM_OP_ERR,
     AETH_RNR_NAK, //
+    MAX_MSG,
 };
 use crate::net::skb::DropReason;
 use crate::rdma::{
@@ -90,6 +91,19 @@ pub(crate) fn request(
                 msn,
             };
             ((Count::RcDuplicate, None), Some(read), false)
+        } else if let (true, Operation::Atomic(_)) =
+            (pkt.psn.before(expected), pkt.opcode.operation())
+        {
+            // A duplicate atomic is answered with the value it found, if
+            // it is remembered, never executed again; else dropped
+            // (`rxe_resp.c:duplicate_request`, class D).
+            let replay = rs.resp.kept_atomic(pkt.psn).map(|orig| Answer::Atomic {
+                psn: pkt.psn,
+                orig,
+                msn,
+            });
+            let drop = replay.is_none().then_some(DropReason::NotSpecified);
+            ((Count::RcDuplicate, drop), replay, false)
         } else if pkt.psn.before(expected) {
             // A duplicate SEND is acknowledged again, with the PSN before
             // the one expected (C9-105, `rxe_resp.c:duplicate_request`).
@@ -115,7 +129,10 @@ pub(crate) fn request(
             )
         } else {
             rs.resp.nak_sent = false;
-            take(dev, guard, &qp, a, &mut rs, pkt, mtu)
+            match take(dev, guard, &qp, a, &mut rs, pkt, mtu) {
+                Ok((ans, failed)) => ((Count::Received, None), ans, failed),
+                Err(fault) => refused(dev, &qp, a, &mut rs, pkt, fault),
+            }
         };
         // READ responses go out from the send work, and what is answered
         // after a READ waits behind it.
@@ -134,21 +151,90 @@ pub(crate) fn request(
         qp.attrs.lock().qp_state = QpState::Err;
         QpCore::flush_later(qp);
     }
-    if let Some(Answer::Ack { syndrome, psn, msn }) = answer {
-        if syndrome != AETH_ACK_UNLIMITED {
-            dev.wire_counters().count(Count::RcNakSent);
+    match answer {
+        Some(Answer::Ack { syndrome, psn, msn }) => {
+            if syndrome != AETH_ACK_UNLIMITED {
+                dev.wire_counters().count(Count::RcNakSent);
+            }
+            super::answer::send_ack(dev, &qp, a, syndrome, psn, msn, None);
         }
-        super::answer::send_ack(dev, &qp, a, syndrome, psn, msn);
+        Some(Answer::Atomic { psn, orig, msn }) => {
+            super::answer::send_ack(dev, &qp, a, AETH_ACK_UNLIMITED, psn, msn, Some(orig));
+        }
+        _ => {}
     }
     result
 }
 
 type Taken = ((Count, Option<DropReason>), Option<Answer>, bool);
 
+/// Why a request in sequence is not executed: soft-RoCE's classes of
+/// responder errors (`rxe_resp.c:rxe_receiver`), answered by transport.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fault {
+    /// An operation the QP does not allow, out of order in its message,
+    /// or of a bad length: on RC a NAK (invalid request) and the QP fails
+    /// (class C), UC drops the message (class D).
+    Invalid,
+    /// An R_Key range the request may not access: on RC a NAK (remote
+    /// access) and the QP fails, UC drops the message (class E).
+    Access,
+    /// No receive posted: on RC an RNR NAK, UC drops the message.
+    NotReady,
+    /// A receive work request with a bad buffer: the receive completes
+    /// in error and the QP fails, on both (class A; RC NAKs, remote
+    /// operational error).
+    Malformed,
+    /// No room for a READ's responses now: dropped, the requester asks
+    /// again (RC only).
+    Busy,
+}
+
+/// An RC request refused for `fault`: a NAK (or RNR NAK), and unless the
+/// receiver was only not ready, the receive begun completes in error and
+/// the QP fails.
+fn refused(
+    dev: &DriverDevice<Rv>,
+    qp: &QpCore,
+    a: &QpAttrs,
+    rs: &mut RecvState,
+    pkt: &Incoming<'_>,
+    fault: Fault,
+) -> Taken {
+    let psn = pkt.psn;
+    let msn = rs.resp.msn;
+    let (syndrome, status) = match fault {
+        Fault::Busy => return ((Count::NoBuffer, Some(DropReason::NoBuffer)), None, false),
+        Fault::NotReady => {
+            let syndrome = AETH_RNR_NAK | u32::from(a.min_rnr_timer & 0x1f);
+            dev.wire_counters().count(Count::RcRnrSent);
+            let rnr = Answer::Ack { syndrome, psn, msn };
+            return (
+                (Count::NoBuffer, Some(DropReason::NoBuffer)),
+                Some(rnr),
+                false,
+            );
+        }
+        Fault::Invalid => (AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr),
+        Fault::Access => (AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr),
+        Fault::Malformed => (AETH_NAK_REM_OP_ERR, WcStatus::LocQpOpErr),
+    };
+    if let Some(InMsg { write: None, .. }) = rs.resp.in_msg.take() {
+        complete_error(qp, rs, status);
+    }
+    let nak = Answer::Ack { syndrome, psn, msn };
+    (
+        (Count::Opcode, Some(DropReason::NotSpecified)),
+        Some(nak),
+        true,
+    )
+}
+
 /// The expected request: executed (a SEND's payload written into the
-/// receive work request, an RDMA WRITE's into the region of its R_Key), or
-/// refused with a NAK.
-fn take(
+/// receive work request, an RDMA WRITE's into the region of its R_Key),
+/// with the acknowledgement asked for (RC) and whether the QP failed (its
+/// receive CQ overflowed); or why not.
+pub(super) fn take(
     dev: &DriverDevice<Rv>,
     guard: &rcu::Guard,
     qp: &QpCore,
@@ -156,28 +242,10 @@ fn take(
     rs: &mut RecvState,
     pkt: &Incoming<'_>,
     mtu: usize,
-) -> Taken {
+) -> core::result::Result<(Option<Answer>, bool), Fault> {
     let op = pkt.opcode;
     let start = op.hdrs.has(Hdrs::START);
     let end = op.hdrs.has(Hdrs::END);
-    let msn = rs.resp.msn;
-    // A NAK and the QP fails (soft-RoCE's class C and D errors); a
-    // receive begun completes in error.
-    let refuse = |rs: &mut RecvState, syndrome: u32, status: WcStatus| -> Taken {
-        if let Some(InMsg { write: None, .. }) = rs.resp.in_msg.take() {
-            complete_error(qp, rs, status);
-        }
-        let nak = Answer::Ack {
-            syndrome,
-            psn: pkt.psn,
-            msn,
-        };
-        (
-            (Count::Opcode, Some(DropReason::NotSpecified)),
-            Some(nak),
-            true,
-        )
-    };
     // CAST: The `int` of `ib_qp_attr`, the bits of `enum ib_access_flags`.
     let access = AccessFlags::from_bits(a.qp_access_flags as u32);
     if op.operation() == Operation::Read {
@@ -186,16 +254,17 @@ fn take(
         let ok = access.contains(Access::RemoteRead)
             && rs.resp.in_msg.is_none()
             && pkt.payload.is_empty();
-        if !ok {
-            return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr);
+        // IBA C9-94: at most 2^31 bytes (`check_length`).
+        if !ok || u64::from(pkt.reth.2) > MAX_MSG {
+            return Err(Fault::Invalid);
         }
         if rs.resp.full() {
             // No room for its responses now: dropped, asked for again.
-            return ((Count::NoBuffer, Some(DropReason::NoBuffer)), None, false);
+            return Err(Fault::Busy);
         }
         let (va, rkey, len) = pkt.reth;
         if len != 0 && remote(dev, guard, qp, Access::RemoteRead, rkey, va, len).is_err() {
-            return refuse(rs, AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr);
+            return Err(Fault::Access);
         }
         // CAST: At most 4096.
         let npkts = len.div_ceil(mtu as u32).max(1);
@@ -208,46 +277,44 @@ fn take(
             len,
             msn: rs.resp.msn,
         };
-        return ((Count::Received, None), Some(read), false);
+        return Ok((Some(read), false));
+    }
+    if let Operation::Atomic(cas) = op.operation() {
+        return super::atomic::execute(dev, guard, qp, rs, pkt, access, cas);
     }
     let write = match op.operation() {
         Operation::Send => false,
         // `check_op_valid`: the QP must allow it.
         Operation::Write if access.contains(Access::RemoteWrite) => true,
-        _ => return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr),
+        _ => return Err(Fault::Invalid),
     };
     // In order (`check_op_seq`): a message's packets are of one operation.
     let in_order = match rs.resp.in_msg {
         None => start,
         Some(m) => !start && m.write.is_some() == write,
     };
-    // Whole MTUs but the last (`check_length`).
+    // Whole MTUs but the last, which is not empty unless it is the only
+    // one (`check_length`).
     let len = pkt.payload.len();
-    if !in_order || len > mtu || (!end && len != mtu) {
-        return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr);
+    if !in_order || len > mtu || (!end && len != mtu) || (end && !start && len == 0) {
+        return Err(Fault::Invalid);
     }
     // A receive work request for a SEND's first packet and for the packet
     // with a WRITE's immediate data (`RXE_RWR_MASK`), else not ready.
     let needs_wqe = (!write && start) || (write && pkt.imm.is_some());
     if needs_wqe && rs.consumer == qp.rq.user_producer() {
-        let rnr = Answer::Ack {
-            syndrome: AETH_RNR_NAK | u32::from(a.min_rnr_timer & 0x1f),
-            psn: pkt.psn,
-            msn,
-        };
-        dev.wire_counters().count(Count::RcRnrSent);
-        return (
-            (Count::NoBuffer, Some(DropReason::NoBuffer)),
-            Some(rnr),
-            false,
-        );
+        return Err(Fault::NotReady);
     }
     if start {
         let reth = write.then_some(pkt.reth);
         if let Some((va, rkey, total)) = reth {
             // `check_rkey`: the whole message's range, once.
+            if u64::from(total) > MAX_MSG {
+                // IBA C9-94 (`check_length`).
+                return Err(Fault::Invalid);
+            }
             if total != 0 && remote(dev, guard, qp, Access::RemoteWrite, rkey, va, total).is_err() {
-                return refuse(rs, AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr);
+                return Err(Fault::Access);
             }
         }
         rs.resp.in_msg = Some(InMsg {
@@ -266,37 +333,36 @@ fn take(
     }
     // CAST: At most 4096.
     let total = m.written.saturating_add(len as u32);
-    let placed = match m.write {
-        Some((va, rkey, rlen)) => {
-            if total > rlen || (end && total != rlen) {
-                // More or less than the RETH said (`check_length`).
-                return refuse(rs, AETH_NAK_INVALID_REQ, WcStatus::RemInvReqErr);
+    let placed =
+        match m.write {
+            Some((va, rkey, rlen)) => {
+                if total > rlen || (end && total != rlen) {
+                    // More or less than the RETH said (`check_length`).
+                    return Err(Fault::Invalid);
+                }
+                let at = va.wrapping_add(u64::from(m.written));
+                if len == 0 {
+                    Ok(())
+                } else {
+                    remote(dev, guard, qp, Access::RemoteWrite, rkey, at, len as u32)
+                        .and_then(|(mr_off, mr)| mr.write(mr_off, pkt.payload).map_err(|_| ()))
+                        .map_err(|()| Fault::Access)
+                }
             }
-            let at = va.wrapping_add(u64::from(m.written));
-            if len == 0 {
-                Ok(())
-            } else {
-                remote(dev, guard, qp, Access::RemoteWrite, rkey, at, len as u32)
-                    .and_then(|(mr_off, mr)| mr.write(mr_off, pkt.payload).map_err(|_| ()))
-                    .map_err(|()| WcStatus::RemAccessErr)
-            }
-        }
-        None => match RecvWqe::new(&rs.wqe) {
-            // CAST: `written` is below 2^31.
-            Some(w) => scatter_at(dev, guard, qp, &w, m.written as usize, pkt.payload),
-            None => Err(WcStatus::LocQpOpErr),
-        },
-    };
-    if let Err(status) = placed {
-        // Too long for the buffer or a bad buffer (`RESPST_ERR_LENGTH`,
-        // `RESPST_ERR_MALFORMED_WQE`), or a region that went away.
-        let syndrome = match status {
-            WcStatus::LocLenErr => AETH_NAK_INVALID_REQ,
-            WcStatus::RemAccessErr => AETH_NAK_REM_ACC_ERR,
-            _ => AETH_NAK_REM_OP_ERR,
+            // Too long for the buffer (`RESPST_ERR_LENGTH`) or a bad buffer
+            // (`RESPST_ERR_MALFORMED_WQE`).
+            None => match RecvWqe::new(&rs.wqe) {
+                // CAST: `written` is below 2^31.
+                Some(w) => scatter_at(dev, guard, qp, &w, m.written as usize, pkt.payload).map_err(
+                    |status| match status {
+                        WcStatus::LocLenErr => Fault::Invalid,
+                        _ => Fault::Malformed,
+                    },
+                ),
+                None => Err(Fault::Malformed),
+            },
         };
-        return refuse(rs, syndrome, status);
-    }
+    placed?;
     rs.resp.psn = pkt.psn.next();
     let mut failed = false;
     if end {
@@ -340,7 +406,7 @@ fn take(
         psn: pkt.psn,
         msn: rs.resp.msn,
     });
-    ((Count::Received, None), ack, failed)
+    Ok((ack, failed))
 }
 
 /// The region of R_Key `rkey` for `len` bytes at `va`, with remote
@@ -360,6 +426,14 @@ pub(super) fn remote<'a>(
         .check_remote(qp.pd, access, va, u64::from(len))
         .map_err(|_| ())?;
     Ok((off, mr))
+}
+
+/// A SEND begun into the receive work request in `rs` completes with
+/// `IB_WC_LOC_QP_OP_ERR` (a bad buffer: soft-RoCE's class A).
+pub(super) fn fail_receive(qp: &QpCore, rs: &mut RecvState) {
+    if let Some(InMsg { write: None, .. }) = rs.resp.in_msg.take() {
+        complete_error(qp, rs, WcStatus::LocQpOpErr);
+    }
 }
 
 /// The receive work request in `rs` completes with `status`.
@@ -387,36 +461,5 @@ fn scatter_at(
     if n > qp.cap.max_recv_sge {
         return Err(WcStatus::LocQpOpErr);
     }
-    let mut skip = off;
-    let mut done = 0usize;
-    for i in 0..n {
-        if done == payload.len() {
-            break;
-        }
-        let sge = w.sge(i).ok_or(WcStatus::LocQpOpErr)?;
-        // CAST: A `u32`.
-        let sge_len = sge.length as usize;
-        if skip >= sge_len {
-            skip -= sge_len;
-            continue;
-        }
-        let take = (sge_len - skip).min(payload.len() - done);
-        let mr = mr::find(dev, guard, sge.lkey).map_err(|_| WcStatus::LocProtErr)?;
-        // CAST: Below the SGE's `u32` length.
-        let addr = sge
-            .addr
-            .checked_add(skip as u64)
-            .ok_or(WcStatus::LocProtErr)?;
-        let at = mr
-            .check(qp.pd, true, addr, take as u64)
-            .map_err(|_| WcStatus::LocProtErr)?;
-        mr.write(at, &payload[done..done + take])
-            .map_err(|_| WcStatus::LocProtErr)?;
-        done += take;
-        skip = 0;
-    }
-    if done < payload.len() {
-        return Err(WcStatus::LocLenErr);
-    }
-    Ok(())
+    crate::sw::sge::scatter(dev, guard, qp.pd, n, |i| w.sge(i), off, payload)
 }

@@ -68,10 +68,13 @@ pub(crate) enum Count {
     RcNakReceived,
     /// RC: packets sent again (retransmissions).
     RcRetransmit,
+    /// UC: dropped packets of messages dropped (a packet lost before
+    /// them, or a request not executed).
+    UcDropped,
 }
 
 /// The names of the counts, in the order of [`Count`].
-const COUNT_NAMES: [&str; 26] = [
+const COUNT_NAMES: [&str; 27] = [
     "sent",
     "send_error",
     "send_dropped",
@@ -98,6 +101,7 @@ const COUNT_NAMES: [&str; 26] = [
     "rc_rnr_nak_sent",
     "rc_nak_received",
     "rc_retransmit",
+    "drop_uc_message",
 ];
 
 /// The counters of a device's wire, per CPU: every packet counts, on

@@ -253,37 +253,39 @@ pub(crate) const UD_SEND_ONLY: Opcode = entry(0x64);
 /// `UD SEND_ONLY_WITH_IMMEDIATE`.
 pub(crate) const UD_SEND_ONLY_WITH_IMMEDIATE: Opcode = entry(0x65);
 
-/// RC's SENDs: FIRST, MIDDLE, LAST, LAST_WITH_IMMEDIATE, ONLY,
-/// ONLY_WITH_IMMEDIATE.
-static RC_SEND: [Opcode; 6] = [
-    entry(0x00),
-    entry(0x01),
-    entry(0x02),
-    entry(0x03),
-    entry(0x04),
-    entry(0x05),
-];
+/// The SENDs and RDMA WRITEs of RC (first row) and UC (second), each:
+/// SEND FIRST, MIDDLE, LAST, LAST_WITH_IMMEDIATE, ONLY,
+/// ONLY_WITH_IMMEDIATE, then the same of RDMA WRITE.
+static CONNECTED_OPS: [[Opcode; 12]; 2] = [ops_row(0x00), ops_row(0x20)];
 
-/// RC's RDMA WRITEs: FIRST, MIDDLE, LAST, LAST_WITH_IMMEDIATE, ONLY,
-/// ONLY_WITH_IMMEDIATE.
-static RC_WRITE: [Opcode; 6] = [
-    entry(0x06),
-    entry(0x07),
-    entry(0x08),
-    entry(0x09),
-    entry(0x0a),
-    entry(0x0b),
-];
+/// A row of [`CONNECTED_OPS`]: the twelve opcodes from `base` on.
+const fn ops_row(base: u8) -> [Opcode; 12] {
+    let mut r = [entry(0); 12];
+    let mut i = 0;
+    while i < 12 {
+        // CAST: Below 12.
+        r[i] = entry(base | i as u8);
+        i += 1;
+    }
+    r
+}
 
-/// The RC RDMA WRITE of a message's packet, as [`rc_send`].
-pub(crate) fn rc_write(first: bool, last: bool, imm: bool) -> &'static Opcode {
-    let i = match (first, last) {
+/// The index in a row of [`CONNECTED_OPS`] of a message's packet: its
+/// first, its last (with the message's immediate data, if any), both, or
+/// neither.
+fn place(first: bool, last: bool, imm: bool) -> usize {
+    match (first, last) {
         (true, false) => 0,
         (false, false) => 1,
         (false, true) => 2 + usize::from(imm),
         (true, true) => 4 + usize::from(imm),
-    };
-    &RC_WRITE[i]
+    }
+}
+
+/// The RDMA WRITE of a message's packet on RC, or on UC (`uc`), as
+/// [`send`].
+pub(crate) fn write(uc: bool, first: bool, last: bool, imm: bool) -> &'static Opcode {
+    &CONNECTED_OPS[usize::from(uc)][6 + place(first, last, imm)]
 }
 
 /// RC's `RDMA_READ_REQUEST`.
@@ -307,16 +309,19 @@ pub(crate) fn rc_read_response(first: bool, last: bool) -> &'static Opcode {
 /// RC's `ACKNOWLEDGE`.
 pub(crate) static RC_ACKNOWLEDGE: Opcode = entry(0x11);
 
-/// The RC SEND of a message's packet: its first, its last (with the
-/// message's immediate data, if any), both, or neither.
-pub(crate) fn rc_send(first: bool, last: bool, imm: bool) -> &'static Opcode {
-    let i = match (first, last) {
-        (true, false) => 0,
-        (false, false) => 1,
-        (false, true) => 2 + usize::from(imm),
-        (true, true) => 4 + usize::from(imm),
-    };
-    &RC_SEND[i]
+/// RC's `ATOMIC_ACKNOWLEDGE`.
+pub(crate) static RC_ATOMIC_ACKNOWLEDGE: Opcode = entry(0x12);
+
+/// RC's `COMPARE_SWAP`.
+pub(crate) static RC_COMPARE_SWAP: Opcode = entry(0x13);
+
+/// RC's `FETCH_ADD`.
+pub(crate) static RC_FETCH_ADD: Opcode = entry(0x14);
+
+/// The SEND of a message's packet on RC, or on UC (`uc`): its first, its
+/// last (with the message's immediate data, if any), both, or neither.
+pub(crate) fn send(uc: bool, first: bool, last: bool, imm: bool) -> &'static Opcode {
+    &CONNECTED_OPS[usize::from(uc)][place(first, last, imm)]
 }
 
 /// The operations of RC requests (`code & 0x1f`) that rv0 executes.
@@ -328,6 +333,8 @@ pub(crate) enum Operation {
     Write,
     /// RDMA READ request.
     Read,
+    /// An atomic: compare-and-swap (`true`) or fetch-and-add.
+    Atomic(bool),
     /// Any other request.
     Other,
 }
@@ -344,6 +351,8 @@ impl Opcode {
             0x00..=0x05 => Operation::Send,
             0x06..=0x0b => Operation::Write,
             0x0c => Operation::Read,
+            0x13 => Operation::Atomic(true),
+            0x14 => Operation::Atomic(false),
             _ => Operation::Other,
         }
     }
@@ -380,4 +389,7 @@ const _: () = {
     let t = table();
     assert!(t[0x15].is_none() && t[0x2c].is_none() && t[0x66].is_none());
     assert!(t[0x3d].is_none() && t[0x24].is_some());
+    // UC's SENDs and WRITEs are RC's, 0x20 on.
+    let (rc, uc) = (ops_row(0x00), ops_row(0x20));
+    assert!(uc[0].code == 0x20 && uc[11].code == 0x2b && rc[6].code == 0x06);
 };

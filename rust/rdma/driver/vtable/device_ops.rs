@@ -73,6 +73,9 @@ impl<T: Driver> Vtable<T> {
             attr.max_qp_rd_atom = a.max_qp_rd_atom.into();
             attr.max_qp_init_rd_atom = a.max_qp_rd_atom.into();
             attr.max_res_rd_atom = a.max_res_rd_atom.try_into()?;
+            if a.atomic_hca {
+                attr.atomic_cap = bindings::ib_atomic_cap_IB_ATOMIC_HCA;
+            }
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;
