@@ -9,7 +9,8 @@
 # IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the port's MTU is 1024), with
 # completion events (-e); perftest's ib_send_bw, ib_write_bw and ib_read_bw
 # both ways, ib_send_lat, ib_write_lat and ib_read_lat, ib_send_bw and
-# ib_write_bw on UC both ways;
+# ib_write_bw on UC both ways; ib_atomic_bw and ib_atomic_lat, and
+# rc_atomic.py's results and errors of atomics with rv0 at either end;
 # rv0 to itself (its loopback); then the same
 # under loss, reordering and duplication (netem on both veths), where the
 # retransmissions and NAKs show in rv0's wire counters; and the ends of
@@ -31,6 +32,7 @@ DBG=/sys/kernel/debug/rverbs
 PORT=18700
 RETRY=$(dirname "$0")/rc_retry.py
 UC_LOSS=$(dirname "$0")/uc_loss.py
+ATOMIC=$(dirname "$0")/rc_atomic.py
 TMP=$(mktemp -d /tmp/rv0_rc.XXXXXX)
 
 cleanup() {
@@ -131,6 +133,15 @@ retry() {
 
 wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
 
+# atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE.
+atomics() {
+	local out
+	out=$(timeout 60 python3 "$ATOMIC" "$@" 2>&1)
+	local rc=$?
+	echo "$out" | sed 's/^/# /'
+	return $rc
+}
+
 # uc_loss SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX - uc_loss.py between them.
 uc_loss() {
 	local out
@@ -172,7 +183,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (2 * n + 21) + 15))
+ktap_set_plan $((2 * (2 * n + 35) + 15))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -230,6 +241,20 @@ for peer in rxe1 rv1; do
 			perf $t $NS $peer "$p4" rv0 "$g4" $IP4_B -c UC -s 4096 -n $PERF_ITERS
 		ksft_check "$peer -> rv0: $t -c UC, 4096 bytes, $PERF_ITERS messages" \
 			perf $t - rv0 "$g4" $peer "$p4" $IP4_A -c UC -s 4096 -n $PERF_ITERS
+	done
+	ksft_check "rv0 -> $peer: ib_atomic_bw (fetch-and-add), $PERF_ITERS" \
+		perf ib_atomic_bw $NS $peer "$p4" rv0 "$g4" $IP4_B -n $PERF_ITERS
+	ksft_check "$peer -> rv0: ib_atomic_bw (fetch-and-add), $PERF_ITERS" \
+		perf ib_atomic_bw - rv0 "$g4" $peer "$p4" $IP4_A -n $PERF_ITERS
+	ksft_check "rv0 -> $peer: ib_atomic_bw -A CMP_AND_SWAP, $PERF_ITERS" \
+		perf ib_atomic_bw $NS $peer "$p4" rv0 "$g4" $IP4_B -A CMP_AND_SWAP -n $PERF_ITERS
+	ksft_check "rv0 -> $peer: ib_atomic_lat, $PERF_ITERS" \
+		perf ib_atomic_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -n $PERF_ITERS
+	for c in shared cas misaligned no_access qp_no_atomic; do
+		ksft_check "rv0 -> $peer: atomics, $c (rc_atomic.py)" \
+			atomics $c rv0 "$g4" $peer "$p4"
+		ksft_check "$peer -> rv0: atomics, $c (rc_atomic.py)" \
+			atomics $c $peer "$p4" rv0 "$g4"
 	done
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"

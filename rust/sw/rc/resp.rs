@@ -224,7 +224,7 @@ fn refused(
     }
     let nak = Answer::Ack { syndrome, psn, msn };
     (
-        (Count::Opcode, Some(DropReason::NotSpecified)),
+        (Count::RcRefused, Some(DropReason::NotSpecified)),
         Some(nak),
         true,
     )

@@ -68,13 +68,16 @@ pub(crate) enum Count {
     RcNakReceived,
     /// RC: packets sent again (retransmissions).
     RcRetransmit,
+    /// RC: requests refused with a NAK (invalid request, remote access or
+    /// operational error), failing the QP.
+    RcRefused,
     /// UC: dropped packets of messages dropped (a packet lost before
     /// them, or a request not executed).
     UcDropped,
 }
 
 /// The names of the counts, in the order of [`Count`].
-const COUNT_NAMES: [&str; 27] = [
+const COUNT_NAMES: [&str; 28] = [
     "sent",
     "send_error",
     "send_dropped",
@@ -101,6 +104,7 @@ const COUNT_NAMES: [&str; 27] = [
     "rc_rnr_nak_sent",
     "rc_nak_received",
     "rc_retransmit",
+    "rc_refused",
     "drop_uc_message",
 ];
 

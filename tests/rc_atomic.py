@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""RDMA atomics on RC, through pyverbs: results and errors.
+
+    rc_atomic.py CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX
+
+The requester's QPs are on REQ_DEV (GID index REQ_GIDX), the 8 bytes
+operated on in a region of RESP_DEV. CASE is one of:
+
+shared: two QPs post 200 fetch-and-adds of 1 each, 16 in flight each,
+  to the same 8 bytes: the value ends at 400 and the values before that
+  the 400 completions return are 0..399, each once (atomic across QPs).
+cas: a compare-and-swap that matches stores its swap value and returns
+  the value before; one that does not match stores nothing and returns
+  the value found.
+misaligned: a fetch-and-add 4 bytes past the 8-byte boundary completes
+  with IBV_WC_REM_INV_REQ_ERR (the responder's invalid request NAK).
+no_access: a region without IBV_ACCESS_REMOTE_ATOMIC:
+  IBV_WC_REM_ACCESS_ERR.
+qp_no_atomic: the responder's QP without IBV_ACCESS_REMOTE_ATOMIC:
+  IBV_WC_REM_INV_REQ_ERR.
+
+The error cases also leave the requester's QP in the error state. Prints
+what was seen and exits 0 when it is the outcome described, 1 otherwise.
+"""
+
+import struct
+import sys
+import time
+
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
+                                      ibv_qp_state, ibv_qp_type, ibv_wc_opcode,
+                                      ibv_wc_status, ibv_wr_opcode)
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, SendWR
+
+M = ibv_qp_attr_mask
+A = ibv_access_flags
+ALL = (A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE | A.IBV_ACCESS_REMOTE_READ |
+       A.IBV_ACCESS_REMOTE_ATOMIC)
+COUNT = 200
+DEPTH = 16
+
+
+class End:
+    """A context, PD, CQ and MR on one device."""
+
+    def __init__(self, dev, gidx, mr_access=ALL):
+        self.ctx = Context(name=dev)
+        self.gidx = gidx
+        self.gid = self.ctx.query_gid(1, gidx)
+        self.pd = PD(self.ctx)
+        self.cq = CQ(self.ctx, 4 * COUNT)
+        self.mr = MR(self.pd, 4096, mr_access)
+
+    def qp(self, access=ALL):
+        """An RC QP in INIT allowing `access` remotely."""
+        init = QPInitAttr(qp_type=ibv_qp_type.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                          cap=QPCap(max_send_wr=2 * DEPTH, max_recv_wr=4))
+        qp = QP(self.pd, init)
+        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)
+        a.pkey_index = 0
+        a.qp_access_flags = access
+        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_PKEY_INDEX | M.IBV_QP_PORT |
+                  M.IBV_QP_ACCESS_FLAGS)
+        return qp
+
+    def connect(self, qp, gid, qpn):
+        """INIT -> RTR -> RTS towards QP qpn at gid, DEPTH atomics each way."""
+        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTR)
+        a.path_mtu = 3
+        a.dest_qp_num = qpn
+        a.rq_psn = 0
+        a.max_dest_rd_atomic = DEPTH
+        a.min_rnr_timer = 1
+        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=self.gidx, hop_limit=64),
+                           is_global=1, port_num=1)
+        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_AV | M.IBV_QP_PATH_MTU |
+                  M.IBV_QP_DEST_QPN | M.IBV_QP_RQ_PSN | M.IBV_QP_MAX_DEST_RD_ATOMIC |
+                  M.IBV_QP_MIN_RNR_TIMER)
+        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTS)
+        a.timeout = 14
+        a.retry_cnt = 7
+        a.rnr_retry = 7
+        a.sq_psn = 0
+        a.max_rd_atomic = DEPTH
+        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_TIMEOUT | M.IBV_QP_RETRY_CNT |
+                  M.IBV_QP_RNR_RETRY | M.IBV_QP_SQ_PSN | M.IBV_QP_MAX_QP_RD_ATOMIC)
+
+    def poll(self, want, secs=20):
+        """Completions until `want` of them or `secs` seconds."""
+        got = []
+        end = time.monotonic() + secs
+        while len(got) < want and time.monotonic() < end:
+            _, wcs = self.cq.poll(min(want - len(got), 64))
+            got.extend(wcs)
+            if not wcs:
+                time.sleep(0.002)
+        return got
+
+
+def pair(req, resp, access=ALL):
+    """A connected pair of QPs: (requester's, responder's)."""
+    a, b = req.qp(), resp.qp(access)
+    req.connect(a, resp.gid, b.qp_num)
+    resp.connect(b, req.gid, a.qp_num)
+    return a, b
+
+
+def atomic(qp, req, slot, wr_id, op, rkey, addr, compare_add, swap=0):
+    """Posts an atomic whose value before lands at 8 * slot of req's MR."""
+    wr = SendWR(wr_id=wr_id, opcode=op, num_sge=1,
+                sg=[SGE(req.mr.buf + 8 * slot, 8, req.mr.lkey)])
+    wr.set_wr_atomic(rkey, addr, compare_add, swap)
+    qp.post_send(wr)
+
+
+def value(mr, off=0):
+    """The 8 bytes at `off` of `mr`, in the host's order."""
+    return struct.unpack("<Q", mr.read(8, off))[0]
+
+
+def shared(req, resp):
+    """Two QPs' fetch-and-adds on one target."""
+    qps = [pair(req, resp)[0], pair(req, resp)[0]]
+    resp.mr.write(bytes(8), 8, 0)
+    posted = [0, 0]
+    seen = []
+    ok = True
+    while len(seen) < 2 * COUNT:
+        for q, qp in enumerate(qps):
+            while posted[q] < COUNT and posted[q] - sum(1 for s in seen if s[0] == q) < DEPTH:
+                i = posted[q]
+                # Values before land in slot q * COUNT + i (8 * 400 < 4096).
+                atomic(qp, req, q * COUNT + i, (q << 16) | i,
+                       ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey, resp.mr.buf, 1)
+                posted[q] += 1
+        wcs = req.poll(1, 10)
+        if not wcs:
+            print("# no completion after %d" % len(seen))
+            return False
+        for w in wcs:
+            if w.status != ibv_wc_status.IBV_WC_SUCCESS or \
+                    w.opcode != ibv_wc_opcode.IBV_WC_FETCH_ADD or w.byte_len != 8:
+                print("# wr_id %x status %d opcode %d len %d" %
+                      (w.wr_id, w.status, w.opcode, w.byte_len))
+                ok = False
+            seen.append((w.wr_id >> 16, w.wr_id & 0xffff))
+    before = sorted(value(req.mr, 8 * (q * COUNT + i)) for q, i in seen)
+    final = value(resp.mr)
+    print("final %d, values before %s" %
+          (final, "0..%d each once" % (2 * COUNT - 1) if before == list(range(2 * COUNT))
+           else "not each of 0..%d once" % (2 * COUNT - 1)))
+    return ok and final == 2 * COUNT and before == list(range(2 * COUNT))
+
+
+def cas(req, resp):
+    """A matching compare-and-swap, then one that does not match."""
+    qp, _ = pair(req, resp)
+    resp.mr.write(struct.pack("<Q", 0x1111), 8, 0)
+    op = ibv_wr_opcode.IBV_WR_ATOMIC_CMP_AND_SWP
+    atomic(qp, req, 0, 1, op, resp.mr.rkey, resp.mr.buf, 0x1111, 0x2222)
+    atomic(qp, req, 1, 2, op, resp.mr.rkey, resp.mr.buf, 0x1111, 0x3333)
+    wcs = req.poll(2)
+    got = [(w.wr_id, w.status, w.opcode, w.byte_len) for w in wcs]
+    print("completions %s, before %#x %#x, now %#x" %
+          (got, value(req.mr, 0), value(req.mr, 8), value(resp.mr)))
+    want = [(i, ibv_wc_status.IBV_WC_SUCCESS, ibv_wc_opcode.IBV_WC_COMP_SWAP, 8) for i in (1, 2)]
+    return (got == want and value(req.mr, 0) == 0x1111 and value(req.mr, 8) == 0x2222 and
+            value(resp.mr) == 0x2222)
+
+
+def failing(req, resp, case):
+    """An atomic the responder refuses: the status, the QP in error."""
+    if case == "no_access":
+        resp.mr = MR(resp.pd, 4096, A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE)
+    qp, _ = pair(req, resp, ALL & ~A.IBV_ACCESS_REMOTE_ATOMIC if case == "qp_no_atomic"
+                 else ALL)
+    addr = resp.mr.buf + (4 if case == "misaligned" else 0)
+    atomic(qp, req, 0, 9, ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey, addr, 1)
+    wcs = req.poll(1)
+    state = qp.query(M.IBV_QP_STATE)[0].qp_state
+    got = [(w.wr_id, w.status) for w in wcs]
+    print("completions %s, state %d" % (got, state))
+    want = (ibv_wc_status.IBV_WC_REM_ACCESS_ERR if case == "no_access"
+            else ibv_wc_status.IBV_WC_REM_INV_REQ_ERR)
+    return got == [(9, want)] and state == ibv_qp_state.IBV_QPS_ERR
+
+
+def main(argv):
+    cases = ("shared", "cas", "misaligned", "no_access", "qp_no_atomic")
+    if len(argv) != 6 or argv[1] not in cases:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    req = End(argv[2], int(argv[3]))
+    resp = End(argv[4], int(argv[5]))
+    case = argv[1]
+    if case == "shared":
+        ok = shared(req, resp)
+    elif case == "cas":
+        ok = cas(req, resp)
+    else:
+        ok = failing(req, resp, case)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
