@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Decode RoCE v2 UD packets from a pcap file and check them.
+"""Decode RoCE v2 packets from a pcap file and check them.
 
     roce_decode.py PCAP [SENDER_A SENDER_B]
 
 Reads an Ethernet capture (tcpdump -w) and decodes every UDP datagram to
-port 4791 as RoCE v2: IPv4 or IPv6, UDP, BTH, DETH, the immediate data if
-the opcode has one, the payload, its pad and the ICRC.  Each packet is
+port 4791 as RoCE v2: IPv4 or IPv6, UDP, BTH, then for UD the DETH, for
+RC and UC the extended headers of the opcode (RETH, AETH, AtomicETH,
+AtomicAckETH, IETH), the immediate data if the opcode has one, the
+payload, its pad and the ICRC.  Each packet is
 checked field by field against the RoCE v2 annex and soft-RoCE's sending
 code (drivers/infiniband/sw/rxe/rxe_net.c, rxe_icrc.c, rxe_qp.c):
 
@@ -15,11 +17,15 @@ code (drivers/infiniband/sw/rxe/rxe_net.c, rxe_icrc.c, rxe_qp.c):
   flow label 0;
 * UDP: destination port 4791, length, checksum 0 (as soft-RoCE sends it),
   source port 0xc000 + hash_32(source QPN, 14);
-* BTH: an opcode of a UD QP (SEND only, with or without immediate),
-  transport version 0, pad count 0 to 3 with zero pad bytes, no MigReq,
-  P_Key 0xffff, reserved bits zero; the PSNs of each sending QP
-  consecutive;
-* DETH: the source QPN's reserved byte zero;
+* BTH: an opcode of a UD QP (SEND only, with or without immediate), or
+  one of RC (IBTA's, as rxe_opcode.c has them) or UC (its SENDs and RDMA
+  WRITEs), transport version 0, pad count 0 to 3 with zero pad bytes, no
+  MigReq, P_Key 0xffff, reserved bits zero; the PSNs of each sending UD QP
+  consecutive (RC and UC send again, and answer, with PSNs of their own);
+* DETH: the source QPN's reserved byte zero; RC and UC: a payload only
+  where the opcode has one, none where it has none, a RETH's length at
+  most 2^31, an AtomicETH's address 8-byte aligned; the UDP source port
+  within soft-RoCE's range (0xc000 on: the QPN is not in the packet);
 * ICRC: CRC-32 seeded as soft-RoCE seeds it (0xdebb20e3: a masked LRH),
   over the IP, UDP and BTH headers with their variant fields masked, then
   the rest, inverted and stored little-endian.
@@ -42,6 +48,36 @@ import zlib
 
 ROCE_PORT = 4791
 UD_OPCODES = {0x64: "UD_SEND_ONLY", 0x65: "UD_SEND_ONLY_WITH_IMMEDIATE"}
+
+# The connected opcodes (low five bits): name, extended headers in their
+# order, whether a payload follows; UC has the first twelve.
+RETH, AETH, ATMETH, ATMACK, IMMDT, IETH = ("reth", 16), ("aeth", 4), ("atmeth", 28), \
+    ("atmack", 8), ("imm", 4), ("ieth", 4)
+CONNECTED = {
+    0x00: ("SEND_FIRST", [], True),
+    0x01: ("SEND_MIDDLE", [], True),
+    0x02: ("SEND_LAST", [], True),
+    0x03: ("SEND_LAST_WITH_IMMEDIATE", [IMMDT], True),
+    0x04: ("SEND_ONLY", [], True),
+    0x05: ("SEND_ONLY_WITH_IMMEDIATE", [IMMDT], True),
+    0x06: ("RDMA_WRITE_FIRST", [RETH], True),
+    0x07: ("RDMA_WRITE_MIDDLE", [], True),
+    0x08: ("RDMA_WRITE_LAST", [], True),
+    0x09: ("RDMA_WRITE_LAST_WITH_IMMEDIATE", [IMMDT], True),
+    0x0A: ("RDMA_WRITE_ONLY", [RETH], True),
+    0x0B: ("RDMA_WRITE_ONLY_WITH_IMMEDIATE", [RETH, IMMDT], True),
+    0x0C: ("RDMA_READ_REQUEST", [RETH], False),
+    0x0D: ("RDMA_READ_RESPONSE_FIRST", [AETH], True),
+    0x0E: ("RDMA_READ_RESPONSE_MIDDLE", [], True),
+    0x0F: ("RDMA_READ_RESPONSE_LAST", [AETH], True),
+    0x10: ("RDMA_READ_RESPONSE_ONLY", [AETH], True),
+    0x11: ("ACKNOWLEDGE", [AETH], False),
+    0x12: ("ATOMIC_ACKNOWLEDGE", [AETH, ATMACK], False),
+    0x13: ("COMPARE_SWAP", [ATMETH], False),
+    0x14: ("FETCH_ADD", [ATMETH], False),
+    0x16: ("SEND_LAST_WITH_INVALIDATE", [IETH], True),
+    0x17: ("SEND_ONLY_WITH_INVALIDATE", [IETH], True),
+}
 ICRC_SEED = 0xDEBB20E3
 
 
@@ -144,13 +180,17 @@ def decode(frame):
         raise Bad("UDP checksum 0x%04x, soft-RoCE sends 0" % usum)
     f["udp_sum"] = usum
     udp, rest = rest[:8], rest[8:]
-    # BTH, DETH, ICRC at least.
-    if len(rest) < 12 + 8 + 4:
-        raise Bad("%d bytes after UDP: too short for BTH, DETH and ICRC" % len(rest))
+    # BTH and ICRC at least.
+    if len(rest) < 12 + 4:
+        raise Bad("%d bytes after UDP: too short for BTH and ICRC" % len(rest))
     opcode, flags, pkey, dqpn, psn = struct.unpack(">BBHII", rest[:12])
-    if opcode not in UD_OPCODES:
-        raise Bad("opcode 0x%02x is not a UD SEND" % opcode)
-    f["opcode"] = UD_OPCODES[opcode]
+    low = opcode & 0x1F
+    if opcode in UD_OPCODES:
+        f["opcode"] = UD_OPCODES[opcode]
+    elif opcode < 0x20 and low in CONNECTED or 0x20 <= opcode < 0x2C:
+        f["opcode"] = ("RC_" if opcode < 0x20 else "UC_") + CONNECTED[low][0]
+    else:
+        raise Bad("opcode 0x%02x is not one of UD, RC or UC" % opcode)
     f["se"] = flags >> 7
     if flags & 0x40:
         raise Bad("MigReq set")
@@ -167,6 +207,10 @@ def decode(frame):
         raise Bad("BTH reserved bits before the PSN 0x%02x" % (psn >> 24))
     f["ackreq"] = psn >> 31
     f["psn"] = psn & 0xFFFFFF
+    if opcode not in UD_OPCODES:
+        return connected(f, ip, udp, rest, low, pad, sport, dport)
+    if len(rest) < 12 + 8 + 4:
+        raise Bad("%d bytes after UDP: too short for BTH, DETH and ICRC" % len(rest))
     qkey, sqpn = struct.unpack(">II", rest[12:20])
     if sqpn >> 24:
         raise Bad("DETH reserved byte 0x%02x" % (sqpn >> 24))
@@ -185,6 +229,56 @@ def decode(frame):
     if sport != 0xC000 + hash_32(sqpn, 14):
         raise Bad("UDP source port 0x%04x, not 0xc000 + hash_32(QPN %d, 14) = 0x%04x" %
                   (sport, sqpn, 0xC000 + hash_32(sqpn, 14)))
+    f["sport"] = sport
+    f["dport"] = dport
+    want = icrc(ip, udp, rest[:-4])
+    got = struct.unpack("<I", rest[-4:])[0]
+    if got != want:
+        raise Bad("ICRC 0x%08x, computed 0x%08x" % (got, want))
+    f["icrc"] = "ok"
+    return f
+
+
+def connected(f, ip, udp, rest, low, pad, sport, dport):
+    """The rest of an RC or UC packet after its BTH: its extended headers,
+    payload, pad and ICRC, into f."""
+    _, hdrs, has_payload = CONNECTED[low]
+    at = 12
+    for name, size in hdrs:
+        if len(rest) < at + size + 4:
+            raise Bad("no room for the %s" % name.upper())
+        h = rest[at:at + size]
+        if name == "reth":
+            va, rkey, length = struct.unpack(">QII", h)
+            if length > 1 << 31:
+                raise Bad("RETH length %d past 2^31" % length)
+            f["reth_va"], f["reth_rkey"], f["reth_len"] = "0x%x" % va, "0x%x" % rkey, length
+        elif name == "aeth":
+            aeth = struct.unpack(">I", h)[0]
+            f["syndrome"], f["msn"] = "0x%02x" % (aeth >> 24), aeth & 0xFFFFFF
+        elif name == "atmeth":
+            va, rkey, swap_add, compare = struct.unpack(">QIQQ", h)
+            if va % 8:
+                raise Bad("AtomicETH address 0x%x not 8-byte aligned" % va)
+            f["atomic_va"], f["atomic_rkey"] = "0x%x" % va, "0x%x" % rkey
+            f["swap_add"], f["compare"] = swap_add, compare
+        elif name == "atmack":
+            f["orig"] = struct.unpack(">Q", h)[0]
+        elif name == "imm":
+            f["imm"] = "0x%08x" % struct.unpack(">I", h)[0]
+        else:
+            f["ieth_rkey"] = "0x%x" % struct.unpack(">I", h)[0]
+        at += size
+    body = rest[at:-4]
+    if len(body) < pad or any(body[len(body) - pad:]):
+        raise Bad("pad bytes")
+    f["payload"] = len(body) - pad
+    if len(body) % 4:
+        raise Bad("payload %d and pad %d not a multiple of 4" % (f["payload"], pad))
+    if not has_payload and len(body):
+        raise Bad("%d bytes of payload after an opcode that has none" % len(body))
+    if sport < 0xC000:
+        raise Bad("UDP source port 0x%04x below soft-RoCE's 0xc000" % sport)
     f["sport"] = sport
     f["dport"] = dport
     want = icrc(ip, udp, rest[:-4])
@@ -222,7 +316,7 @@ def frames(path):
 
 # What the senders are compared on: what does not depend on the QP.
 SHAPE = ("ip", "tos", "ttl", "udp_sum", "dport", "opcode", "se", "pad", "ackreq",
-         "qkey", "payload", "icrc")
+         "qkey", "payload", "syndrome", "reth_len", "icrc")
 
 
 def main(argv):
@@ -249,8 +343,8 @@ def main(argv):
         if f is None:
             continue
         total += 1
-        qp = (f["src"], f["sqpn"])
-        if qp in last_psn and f["psn"] != (last_psn[qp] + 1) & 0xFFFFFF:
+        qp = (f["src"], f.get("sqpn"))
+        if "sqpn" in f and qp in last_psn and f["psn"] != (last_psn[qp] + 1) & 0xFFFFFF:
             ok = False
             print("packet %d: INVALID: PSN %d after %d from QP %d of %s" %
                   (n, f["psn"], last_psn[qp], f["sqpn"], f["src"]))
@@ -258,7 +352,7 @@ def main(argv):
             continue
         last_psn[qp] = f["psn"]
         valid += 1
-        shape = tuple((k, f[k]) for k in SHAPE)
+        shape = tuple((k, f[k]) for k in SHAPE if k in f)
         shapes.setdefault(f["src"], {}).setdefault(f["payload"], set()).add(shape)
         print("packet %d: %s -> %s %s" % (n, f["src"], f["dst"],
                                           " ".join("%s=%s" % (k, f[k]) for k in f

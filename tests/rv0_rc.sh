@@ -142,6 +142,32 @@ atomics() {
 	return $rc
 }
 
+# same_wire - a capture on veth1 (both directions) of SENDs, RDMA WRITEs,
+# READs and atomics run both ways between rv0 and rxe1 decodes as valid
+# RoCE v2 (roce_decode.py: each header, the ICRC), and for each payload
+# size what rv0 sent has the same fields as what rxe1 sent.
+same_wire() {
+	local cap=$TMP/rc.pcap out rc t
+	: >"$TMP/cap.out"
+	ip netns exec "$NS" python3 "$(dirname "$0")/pcap_capture.py" veth1 "$cap" 300 \
+		>"$TMP/cap.out" 2>&1 &
+	local cap_pid=$!
+	wait_until 60 has_line "$TMP/cap.out" capturing || return 1
+	rc=0
+	pingpong $NS rxe1 "$p4" rv0 "$g4" $IP4_B 4096 10 -c || rc=1
+	pingpong - rv0 "$g4" rxe1 "$p4" $IP4_A 4096 10 -c || rc=1
+	for t in ib_write_bw ib_read_bw ib_atomic_bw; do
+		perf $t $NS rxe1 "$p4" rv0 "$g4" $IP4_B -n 20 || rc=1
+		perf $t - rv0 "$g4" rxe1 "$p4" $IP4_A -n 20 || rc=1
+	done
+	kill -TERM $cap_pid 2>/dev/null
+	wait $cap_pid
+	out=$(python3 "$(dirname "$0")/roce_decode.py" "$cap" $IP4_A $IP4_B) || rc=1
+	printf '%s\n' "$out" | grep -v '^packet [0-9]*: [0-9a-f.:]* -> ' | sed 's/^/# /'
+	printf '%s\n' "$out" | grep INVALID | head -n 5 | sed 's/^/# /'
+	return $rc
+}
+
 # uc_loss SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX - uc_loss.py between them.
 uc_loss() {
 	local out
@@ -183,7 +209,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (2 * n + 35) + 15))
+ktap_set_plan $((2 * (2 * n + 35) + 16))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -259,6 +285,10 @@ for peer in rxe1 rv1; do
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
 	done
+	if [ $peer = rxe1 ]; then
+		ksft_check "rv0 and rxe1 put the same RC fields on the wire (roce_decode.py)" \
+			same_wire
+	fi
 done
 ksft_check "rv0 and rv1 dropped nothing" wire_clean_both
 ksft_check "rv0 took acknowledgements" test "$(counter rv0 rc_ack)" -gt 0
