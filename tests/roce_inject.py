@@ -38,6 +38,13 @@ IPv4 checksum. Over IPv6 the UDP checksum is computed (it is mandatory
 there), and the ICRC's pseudo-header masks the traffic class, flow label
 and hop limit, as soft-RoCE's does (rxe_icrc.c).
 
+    roce_inject.py rc SRC DST QPN OPCODE PSN HEX [icrc]
+
+"rc" sends one packet of a connected transport (IPv4): a BTH with
+OPCODE, destination QP QPN and PSN (no AckReq, no pad), then the bytes
+HEX (its extended headers and payload, a multiple of 4 bytes; "-" for
+none) and a right ICRC, or with "icrc" one bit of it flipped.
+
 "serve" reads such requests from its standard input, one per line
 ("WHAT SRC DST QPN [marker]", or "mutate SRC DST QPN SEED COUNT"), and
 answers each with one line when its packets are sent: "sent", "mutated:
@@ -85,8 +92,12 @@ def checksum(data):
     return ~total & 0xFFFF
 
 
-def body_of(what, qpn, payload):
-    """The BTH, the DETH, the payload and its padding."""
+def body_of(what, qpn, payload, rc=None):
+    """The BTH, the DETH, the payload and its padding; with rc (opcode,
+    PSN, bytes), that BTH and those bytes."""
+    if rc:
+        opcode, psn, rest = rc
+        return struct.pack(">BBHII", opcode, 0, 0xFFFF, qpn, psn & 0xFFFFFF), rest
     pad = -len(payload) % 4
     opcode = 0x64 if what != "opcode" else 0x04
     pkey = 0xFFFF if what != "pkey" else 0x1234
@@ -144,12 +155,12 @@ def seal(dgram, pseudo, bth_len, what, mutate, mutated_before):
         mutate(dgram)
 
 
-def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None, ip_id=0x1234):
+def packet(what, src, dst, qpn, payload=PAYLOAD, mutate=None, ip_id=0x1234, rc=None):
     if ":" in src:
         return packet6(what, src, dst, qpn, payload, mutate)
     if what == "big":
         payload = bytes(range(256)) * 4 + b"!"
-    bth, rest = body_of(what, qpn, payload)
+    bth, rest = body_of(what, qpn, payload, rc)
     body = bth + rest
     options = b"\x01\x01\x01\x00" if what == "options" else b""
     udp_len = 8 + len(body) + 4
@@ -196,6 +207,8 @@ def valid(args):
     """Whether ARGS (the command line without the program) is a request."""
     if len(args) == 6 and args[0] == "mutate":
         return True
+    if args[:1] == ["rc"]:
+        return len(args) == 7 or len(args) == 8 and args[7] == "icrc"
     return len(args) in (4, 5) and args[0] in KINDS and (len(args) == 4 or args[4] == "marker")
 
 
@@ -231,6 +244,14 @@ def send(args):
         for _ in range(count):
             s.sendto(packet("good", src, dst, qpn, mutate=mutator(rng)), (dst, 0))
         return "mutated: %d" % count
+    if what == "rc":
+        rest = b"" if args[6] == "-" else bytes.fromhex(args[6])
+        if len(rest) % 4:
+            raise ValueError("rc: %d bytes, not a multiple of 4" % len(rest))
+        rc = (int(args[4], 0), int(args[5], 0), rest)
+        spoil = "icrc" if len(args) == 8 else "good"
+        s.sendto(packet(spoil, src, dst, qpn, rc=rc), (dst, 0))
+        return "sent"
     if what == "gso":
         send_gso(src, dst, qpn)
     else:

@@ -17,7 +17,8 @@
 # retrying (rc_retry.py): a peer that never answers ends in
 # IBV_WC_RETRY_EXC_ERR, a receiver with nothing posted in
 # IBV_WC_RNR_RETRY_EXC_ERR, after the configured retries; UC under loss
-# (uc_loss.py): whole messages arrive in order or none of them.
+# (uc_loss.py): whole messages arrive in order or none of them; hostile
+# packets (rc_hostile.py): forged answers, requests out of range.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -209,7 +210,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (2 * n + 35) + 16))
+ktap_set_plan $((2 * (2 * n + 35) + 31))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -316,6 +317,18 @@ ksft_check "rv0 <-> rv1 reordered and duplicated: ibv_rc_pingpong -c, 4096 bytes
 ksft_check "the duplicates show: acknowledged again or dropped as stale" duplicates_seen
 tc qdisc del dev veth0 root
 ip netns exec $NS tc qdisc del dev veth1 root
+
+# Hostile RC packets at rv0 (rc_hostile.py: forged in the peer's netns
+# with rv1's address, the path's destination): one line per case.
+HOSTILE_CASES="ack_unsolicited nak_forged read_response_unsolicited atomic_ack_unsolicited
+	unknown_qpn bad_icrc still_works gap duplicate write_huge write_bad_rkey
+	write_out_of_range read_huge atomic_misaligned destroyed"
+timeout 120 python3 "$(dirname "$0")/rc_hostile.py" "$NS" rv0 "$g4" rv1 "$p4" $IP4_B $IP4_A \
+	>"$TMP/hostile" 2>&1
+sed 's/^/# /' "$TMP/hostile"
+for c in $HOSTILE_CASES; do
+	ksft_check "hostile RC at rv0: $c (rc_hostile.py)" grep -qx "ok $c" "$TMP/hostile"
+done
 
 # link_del_under_load - rdma link del rv0 while ibv_rc_pingpong (with
 # completion events: a polling end would poll the zeroed ring of a

@@ -33,8 +33,7 @@ pub(crate) use counters::{
 };
 use opcode::{
     Hdrs,
-    Opcode,
-    Transport, //
+    Opcode, //
 };
 
 /// The IP protocol number of UDP.
@@ -429,12 +428,9 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     if b[1] & 0x0f != 0 {
         return Err(Malformed::Opcode);
     }
-    // UD's and RC's opcodes (a QP takes its own transport's only,
+    // UD's, RC's and UC's opcodes (a QP takes its own transport's only,
     // `rxe_recv.c:check_type_state`, which the receiver checks).
-    let op = match opcode::lookup(opcode) {
-        Some(op) if op.transport() != Transport::Uc => op,
-        _ => return Err(Malformed::Opcode),
-    };
+    let op = opcode::lookup(opcode).ok_or(Malformed::Opcode)?;
     let hdr = BTH_LEN + op.len;
     let pad = usize::from((b[1] >> 4) & 3);
     if pkt.len() < hdr + pad + ICRC_LEN {
