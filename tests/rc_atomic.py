@@ -13,8 +13,9 @@ shared: two QPs post 200 fetch-and-adds of 1 each, 16 in flight each,
 cas: a compare-and-swap that matches stores its swap value and returns
   the value before; one that does not match stores nothing and returns
   the value found.
-misaligned: a fetch-and-add 4 bytes past the 8-byte boundary completes
-  with IBV_WC_REM_INV_REQ_ERR (the responder's invalid request NAK).
+misaligned: a fetch-and-add 4 bytes past the 8-byte boundary is refused
+  by the rxe provider's post_send with EINVAL, before the ring (the
+  responder's own check, a NAK, is rc_hostile.py's).
 no_access: a region without IBV_ACCESS_REMOTE_ATOMIC:
   IBV_WC_REM_ACCESS_ERR.
 qp_no_atomic: the responder's QP without IBV_ACCESS_REMOTE_ATOMIC:
@@ -24,6 +25,7 @@ The error cases also leave the requester's QP in the error state. Prints
 what was seen and exits 0 when it is the outcome described, 1 otherwise.
 """
 
+import errno
 import struct
 import sys
 import time
@@ -36,6 +38,7 @@ from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
                                       ibv_wc_status, ibv_wr_opcode)
 from pyverbs.mr import MR
 from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 
@@ -127,7 +130,9 @@ def value(mr, off=0):
 
 def shared(req, resp):
     """Two QPs' fetch-and-adds on one target."""
-    qps = [pair(req, resp)[0], pair(req, resp)[0]]
+    # The responder's QPs live as long as the requester's.
+    pairs = [pair(req, resp), pair(req, resp)]
+    qps = [p[0] for p in pairs]
     resp.mr.write(bytes(8), 8, 0)
     posted = [0, 0]
     seen = []
@@ -181,8 +186,17 @@ def failing(req, resp, case):
         resp.mr = MR(resp.pd, 4096, A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE)
     qp, _ = pair(req, resp, ALL & ~A.IBV_ACCESS_REMOTE_ATOMIC if case == "qp_no_atomic"
                  else ALL)
-    addr = resp.mr.buf + (4 if case == "misaligned" else 0)
-    atomic(qp, req, 0, 9, ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey, addr, 1)
+    if case == "misaligned":
+        try:
+            atomic(qp, req, 0, 9, ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey,
+                   resp.mr.buf + 4, 1)
+        except PyverbsRDMAError as e:
+            print("post_send: errno %d" % e.error_code)
+            return e.error_code == errno.EINVAL
+        print("post_send took it")
+        return False
+    atomic(qp, req, 0, 9, ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey,
+           resp.mr.buf, 1)
     wcs = req.poll(1)
     state = qp.query(M.IBV_QP_STATE)[0].qp_state
     got = [(w.wr_id, w.status) for w in wcs]

@@ -309,11 +309,13 @@ fn connected(
         super::rc::resp::request(dev, guard, dest, &a, pkt)
     } else if pkt.opcode.is_read_response() {
         super::rc::comp::on_read_response(dev, guard, dest, pkt)
+    } else if pkt.opcode.hdrs.has(Hdrs::ATMACK) {
+        super::rc::comp::on_atomic_ack(dev, guard, dest, pkt)
     } else if pkt.opcode.hdrs.has(Hdrs::AETH) && !pkt.opcode.hdrs.has(Hdrs::PAYLOAD) {
         super::rc::comp::on_ack(dev, dest, pkt)
     } else {
-        // An atomic acknowledgement (the opcodes of RC, checked).
-        super::rc::comp::on_atomic_ack(dev, guard, dest, pkt)
+        // No other answer of RC has no payload (the opcodes, checked).
+        (Count::Opcode, Some(DropReason::UnhandledProto))
     }
 }
 

@@ -189,26 +189,27 @@ pub(super) fn rewind(qp: &QpCore, r: &mut ReqState, to: Psn) {
     r.psn = to;
 }
 
-/// `psn`, or the first PSN of the first READ or atomic in flight at or
-/// before it, if any.
-fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Psn {
+/// The first PSN not answered of the first READ or atomic in flight at or
+/// before `psn`, if any: an acknowledgement of `psn` stands for what came
+/// before it only.
+fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Option<Psn> {
     let mut slot = r.comp;
     while slot != r.fresh {
         // CAST: A slot.
         let p = r.pending[slot as usize];
         if p.first.before(psn.next()) && p.kind.responds() && p.error.is_none() {
-            return if p.first.before(r.una) {
+            return Some(if p.first.before(r.una) {
                 r.una
             } else {
                 p.first
-            };
+            });
         }
         if psn.before(p.first) {
             break;
         }
         slot = qp.sq.next(slot);
     }
-    psn
+    None
 }
 
 /// An acknowledgement, a NAK or an RNR NAK for `qp` (`rxe_comp.c`): what
@@ -231,10 +232,11 @@ pub(crate) fn on_ack(
     // An acknowledgement does not stand for a READ's responses: it
     // acknowledges up to the first READ not answered (`rxe_comp.c:check_ack`
     // expects the responses), whose PSN is sent again.
-    let psn = up_to_read(&qp, &r, psn);
+    let limited = up_to_read(&qp, &r, psn);
+    let psn = limited.unwrap_or(psn);
     match syndrome >> 5 {
         // ACK: everything up to `psn`.
-        0 if psn == pkt.psn => r.una = psn.next(),
+        0 if limited.is_none() => r.una = psn.next(),
         0 => {
             r.una = psn;
             rewind(&qp, &mut r, psn);
