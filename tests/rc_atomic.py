@@ -5,7 +5,9 @@
     rc_atomic.py CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX
 
 The requester's QPs are on REQ_DEV (GID index REQ_GIDX), the 8 bytes
-operated on in a region of RESP_DEV. CASE is one of:
+operated on in a region of RESP_DEV. CASE is "all" (each of the cases
+below in turn, in one process: Python starts slowly on the debug kernel)
+or one of:
 
 shared: two QPs post 200 fetch-and-adds of 1 each, 16 in flight each,
   to the same 8 bytes: the value ends at 400 and the values before that
@@ -22,7 +24,8 @@ qp_no_atomic: the responder's QP without IBV_ACCESS_REMOTE_ATOMIC:
   IBV_WC_REM_INV_REQ_ERR.
 
 The error cases also leave the requester's QP in the error state. Prints
-what was seen and exits 0 when it is the outcome described, 1 otherwise.
+what was seen, then "ok CASE" or "not ok CASE" for each case, and exits 0
+when each is the outcome described, 1 otherwise.
 """
 
 import errno
@@ -206,21 +209,30 @@ def failing(req, resp, case):
     return got == [(9, want)] and state == ibv_qp_state.IBV_QPS_ERR
 
 
-def main(argv):
-    cases = ("shared", "cas", "misaligned", "no_access", "qp_no_atomic")
-    if len(argv) != 6 or argv[1] not in cases:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
+CASES = ("shared", "cas", "misaligned", "no_access", "qp_no_atomic")
+
+
+def run(case, argv):
+    """One case between fresh ends: whether it had its outcome."""
     req = End(argv[2], int(argv[3]))
     resp = End(argv[4], int(argv[5]))
-    case = argv[1]
     if case == "shared":
-        ok = shared(req, resp)
-    elif case == "cas":
-        ok = cas(req, resp)
-    else:
-        ok = failing(req, resp, case)
-    return 0 if ok else 1
+        return shared(req, resp)
+    if case == "cas":
+        return cas(req, resp)
+    return failing(req, resp, case)
+
+
+def main(argv):
+    if len(argv) != 6 or argv[1] not in CASES + ("all",):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    failed = 0
+    for case in CASES if argv[1] == "all" else (argv[1],):
+        ok = run(case, argv)
+        print("%s %s" % ("ok" if ok else "not ok", case), flush=True)
+        failed += not ok
+    return 0 if failed == 0 else 1
 
 
 if __name__ == "__main__":

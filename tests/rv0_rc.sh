@@ -134,7 +134,8 @@ retry() {
 
 wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
 
-# atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE.
+# atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE
+# (or all), its lines as comments.
 atomics() {
 	local out
 	out=$(timeout 60 python3 "$ATOMIC" "$@" 2>&1)
@@ -277,11 +278,14 @@ for peer in rxe1 rv1; do
 		perf ib_atomic_bw $NS $peer "$p4" rv0 "$g4" $IP4_B -A CMP_AND_SWAP -n $PERF_ITERS
 	ksft_check "rv0 -> $peer: ib_atomic_lat, $PERF_ITERS" \
 		perf ib_atomic_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -n $PERF_ITERS
+	atomics all rv0 "$g4" $peer "$p4" >"$TMP/atomics.to"
+	atomics all $peer "$p4" rv0 "$g4" >"$TMP/atomics.from"
+	cat "$TMP/atomics.to" "$TMP/atomics.from"
 	for c in shared cas misaligned no_access qp_no_atomic; do
 		ksft_check "rv0 -> $peer: atomics, $c (rc_atomic.py)" \
-			atomics $c rv0 "$g4" $peer "$p4"
+			grep -qx "# ok $c" "$TMP/atomics.to"
 		ksft_check "$peer -> rv0: atomics, $c (rc_atomic.py)" \
-			atomics $c $peer "$p4" rv0 "$g4"
+			grep -qx "# ok $c" "$TMP/atomics.from"
 	done
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
