@@ -11,7 +11,9 @@
 # (every message sent is a packet the other side received, none dropped);
 # and nothing is left on rv0 afterwards (debugfs resources).
 #
-# rv0 <-> rv1 (both rverbs), then rv0 <-> rxe1 (soft-RoCE) the same way.
+# rv0 <-> rv1 (both rverbs), then rv0 <-> rxe1 (soft-RoCE) the same way;
+# then with RC QPs (ud_many -r; rverbs loaded with rc=1), four threads a
+# side: every message delivered, checked and echoed, none lost.
 . "$(dirname "$0")/lib.sh"
 
 MANY=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ud_many
@@ -85,6 +87,35 @@ run() {
 	fi
 }
 
+# run_rc PEER PEER_GID OUR_GID - ud_many -r (RC) with four threads a side,
+# its server on PEER in $NS, its client on rv0; three cases.
+run_rc() {
+	local peer=$1 pgid=$2 ogid=$3 srv rs rc sent
+	local out=/tmp/rv0_many.rc.$peer
+	PORT=$((PORT + 1))
+	: >"$out.srv"
+	ip netns exec "$NS" timeout 300 "$MANY" -r -t 4 -d "$peer" -g "$pgid" -n $QPS -T $SECS \
+		-p $PORT >"$out.srv" 2>&1 &
+	srv=$!
+	wait_until 120 has_line "$out.srv" listening
+	timeout 300 "$MANY" -r -t 4 -d rv0 -g "$ogid" -n $QPS -T $SECS -p $PORT $IP4_B \
+		>"$out.cli" 2>&1
+	rc=$?
+	wait $srv
+	rs=$?
+	prefixed "# $peer server: " "$out.srv"
+	prefixed "# rv0 client: " "$out.cli"
+	sent=$(value "$out.cli" sent)
+	ksft_check "rv0 -> $peer: $QPS RC QPs a side, 4 threads, $SECS s: both ends exit 0 ($rc, $rs)" \
+		test $rc = 0 -a $rs = 0
+	ksft_check "rv0 -> $peer: RC: no message lost, duplicated or misdelivered" \
+		test "$(value "$out.cli" lost)" = 0 -a "$(value "$out.cli" bad)" = 0 \
+		-a "$(value "$out.srv" bad)" = 0 -a "$(value "$out.cli" received)" = "$sent" \
+		-a "$sent" -gt "$QPS"
+	ksft_check "rv0 -> $peer: RC: the server received and echoed each of the client's $sent messages" \
+		test "$(value "$out.srv" received)" = "$sent" -a "$(value "$out.srv" sent)" = "$sent"
+}
+
 # rxe_counted DEV N - soft-RoCE's DEV received exactly N packets and sent
 # exactly N since its creation (its hw counters rcvd_pkts, sent_pkts).
 rxe_counted() {
@@ -115,9 +146,9 @@ no_drops() {
 
 ktap_print_header
 [ -x "$MANY" ] || ktap_exit_fail_msg "$MANY not built"
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup ||
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" rc=1 && ns_setup ||
 	ktap_exit_fail_msg "setup failed"
-ktap_set_plan 14
+ktap_set_plan 20
 
 rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1 &&
@@ -134,6 +165,12 @@ ip netns exec "$NS" rdma link del rv1 &&
 ksft_check "soft-RoCE (rxe1) in the other namespace instead" test $? = 0
 
 run rxe1 "${b4:-0}" "${a4:-0}"
+run_rc rxe1 "${b4:-0}" "${a4:-0}"
+
+ip netns exec "$NS" rdma link del rxe1 &&
+	ip netns exec "$NS" rdma link add rv1 type rverbs netdev veth1 &&
+	b4=$(wait_until 10 gid_index rv1 ::ffff:$IP4_B)
+run_rc rv1 "${b4:-0}" "${a4:-0}"
 
 ksft_check "rv0 dropped no packet" no_drops
 ksft_check "nothing is left on rv0 (debugfs resources)" nothing_left

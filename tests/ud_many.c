@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ud_many: many UD queue pairs exchanging traffic at once, through
- * rdma-core, to find lost, duplicated or misdelivered completions.
+ * ud_many: many UD (or, with -r, RC) queue pairs exchanging traffic at
+ * once, through rdma-core, to find lost, duplicated or misdelivered
+ * completions.
  *
- *   ud_many -d DEV -g SGID_INDEX [-n QPS] [-t THREADS] [-w WINDOW]
+ *   ud_many -d DEV -g SGID_INDEX [-r] [-n QPS] [-t THREADS] [-w WINDOW]
  *           [-s SIZE] [-T SECONDS] [-p PORT] [SERVER_IP]
  *
  * The server (no SERVER_IP) listens on TCP PORT (18515 by default) for
  * the client, which connects to it; they exchange their GIDs and the
  * numbers of their QPS queue pairs (64 by default), and pair the i-th of
- * each.  THREADS threads (2) on each side each own a share of the pairs
- * and a completion queue of their own, so that posts and polls run on
+ * each (with -r: RC QPs, each connected to its pair, path MTU 1024).
+ * THREADS threads (2) on each side each own a share of the pairs and a
+ * completion queue of their own, so that posts and polls run on
  * both CPUs at once.  The client keeps WINDOW (4) messages of SIZE bytes
  * (64) in flight on each pair for SECONDS (5), each carrying its pair,
  * its sequence number and a pattern derived from both; the server checks
@@ -18,7 +20,9 @@
  * pair's, its pattern), and sends it back; the client checks the echo
  * and sends the next.  Every receive queue has room for the window, so a
  * message may not be lost: UD would drop it silently only without a
- * posted receive.  After the time, the client waits (up to 10 s) for its
+ * posted receive, RC not at all.  A received message must carry no GRH
+ * and source QP 0 on RC (soft-RoCE's completions), its GRH and the
+ * pair's QP on UD.  After the time, the client waits (up to 10 s) for its
  * messages in flight, then tells the server, and both print:
  *
  *   pairs N
@@ -96,7 +100,7 @@ static struct ibv_pd *pd;
 static struct pair pairs[MAX_QPS];
 static struct thread threads[MAX_THREADS];
 static int nqps = 64, nthreads = 2, window = 4, size = 64, seconds = 5;
-static int is_client, sgid_index;
+static int is_client, sgid_index, is_rc;
 static union ibv_gid remote_gid;
 static int stopping;	/* client: no new messages (atomic) */
 static int done;	/* both: the exchange is over (atomic) */
@@ -117,6 +121,12 @@ static unsigned char *recv_slot(struct pair *p, int slot)
 	return p->buf + (size_t)slot * (GRH + size);
 }
 
+/* What a receive holds before the message: the GRH on UD, nothing on RC. */
+static int grh_len(void)
+{
+	return is_rc ? 0 : GRH;
+}
+
 static unsigned char *send_slot(struct pair *p, int slot)
 {
 	return p->buf + (size_t)(2 * window + slot) * (GRH + size);
@@ -132,7 +142,7 @@ static int post_recv(struct pair *p, int pi, int slot)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)recv_slot(p, slot),
-		.length = GRH + size,
+		.length = grh_len() + size,
 		.lkey = p->mr->lkey,
 	};
 	struct ibv_recv_wr wr = { .wr_id = wr_id(pi, 1, slot), .sg_list = &sge, .num_sge = 1 };
@@ -160,6 +170,8 @@ static int post_send(struct pair *p, int pi, int slot, __u32 seq)
 	struct ibv_send_wr *bad;
 	int i;
 
+	if (is_rc)
+		memset(&wr.wr, 0, sizeof(wr.wr));
 	memcpy(b, &m, sizeof(m));
 	for (i = sizeof(m); i < size; i++)
 		b[i] = pattern(pi, seq, i);
@@ -169,12 +181,12 @@ static int post_send(struct pair *p, int pi, int slot, __u32 seq)
 /* The message in a receive slot is right for pair pi: 1, or 0. */
 static int check_msg(struct pair *p, int pi, struct ibv_wc *wc, int slot, __u32 *seq)
 {
-	unsigned char *b = recv_slot(p, slot) + GRH;
+	unsigned char *b = recv_slot(p, slot) + grh_len();
 	struct msg m;
 	int i;
 
-	if (wc->byte_len != (__u32)(GRH + size) || !(wc->wc_flags & IBV_WC_GRH) ||
-	    wc->src_qp != p->remote_qpn)
+	if (wc->byte_len != (__u32)(grh_len() + size) || !(wc->wc_flags & IBV_WC_GRH) != is_rc ||
+	    wc->src_qp != (is_rc ? 0 : p->remote_qpn))
 		return 0;
 	memcpy(&m, b, sizeof(m));
 	if (m.pair != (__u32)pi)
@@ -350,7 +362,7 @@ static void setup_pair(struct pair *p, struct ibv_cq *cq)
 		.recv_cq = cq,
 		.cap = { .max_send_wr = window, .max_recv_wr = 2 * window,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_UD,
+		.qp_type = is_rc ? IBV_QPT_RC : IBV_QPT_UD,
 	};
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
 				    .qkey = QKEY };
@@ -367,8 +379,16 @@ static void setup_pair(struct pair *p, struct ibv_cq *cq)
 	if (!p->qp)
 		die("ibv_create_qp");
 	if (ibv_modify_qp(p->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_QKEY))
+			  (is_rc ? IBV_QP_ACCESS_FLAGS : IBV_QP_QKEY)))
 		die("ibv_modify_qp INIT");
+	/* Receives for twice the window: the server's echoes and the client's
+	 * messages never find the queue empty.
+	 */
+	for (k = 0; k < 2 * window; k++)
+		if (post_recv(p, (int)(p - pairs), k))
+			die("ibv_post_recv");
+	if (is_rc)
+		return;	/* connected once the peer's QP is known */
 	attr.qp_state = IBV_QPS_RTR;
 	if (ibv_modify_qp(p->qp, &attr, IBV_QP_STATE))
 		die("ibv_modify_qp RTR");
@@ -376,12 +396,38 @@ static void setup_pair(struct pair *p, struct ibv_cq *cq)
 	attr.sq_psn = 0;
 	if (ibv_modify_qp(p->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN))
 		die("ibv_modify_qp RTS");
-	/* Receives for twice the window: the server's echoes and the client's
-	 * messages never find the queue empty.
-	 */
-	for (k = 0; k < 2 * window; k++)
-		if (post_recv(p, (int)(p - pairs), k))
-			die("ibv_post_recv");
+}
+
+/* RC: p's QP to RTR and RTS, connected to remote_qpn at remote_gid. */
+static void connect_pair(struct pair *p)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_1024,
+		.dest_qp_num = p->remote_qpn,
+		.rq_psn = 0,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.is_global = 1,
+			.grh = { .dgid = remote_gid, .sgid_index = sgid_index, .hop_limit = 64 },
+			.port_num = 1,
+		},
+	};
+
+	if (ibv_modify_qp(p->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER))
+		die("ibv_modify_qp RTR");
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = 0;
+	attr.max_rd_atomic = 1;
+	if (ibv_modify_qp(p->qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("ibv_modify_qp RTS");
 }
 
 /* Out of band: the peer's GID and QP numbers over TCP. */
@@ -447,8 +493,11 @@ int main(int argc, char **argv)
 	double start, end, elapsed = 0;
 	__u64 timed = 0;
 
-	while ((opt = getopt(argc, argv, "d:g:n:t:w:s:T:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:rn:t:w:s:T:p:")) != -1) {
 		switch (opt) {
+		case 'r':
+			is_rc = 1;
+			break;
 		case 'd':
 			dev_name = optarg;
 			break;
@@ -539,6 +588,10 @@ int main(int argc, char **argv)
 		};
 
 		pairs[i].remote_qpn = ntohl(qpns[i]);
+		if (is_rc) {
+			connect_pair(&pairs[i]);
+			continue;
+		}
 		pairs[i].ah = ibv_create_ah(pd, &ah);
 		if (!pairs[i].ah)
 			die("ibv_create_ah");
@@ -620,7 +673,8 @@ int main(int argc, char **argv)
 		ok = 0;
 	close(fd);
 	for (i = 0; i < nqps; i++) {
-		ibv_destroy_ah(pairs[i].ah);
+		if (pairs[i].ah)
+			ibv_destroy_ah(pairs[i].ah);
 		ibv_destroy_qp(pairs[i].qp);
 		ibv_dereg_mr(pairs[i].mr);
 		free(pairs[i].buf);
@@ -633,7 +687,7 @@ int main(int argc, char **argv)
 	return ok ? 0 : 1;
 
 usage:
-	fprintf(stderr, "usage: ud_many -d DEV -g SGID_INDEX [-n QPS] [-t THREADS] [-w WINDOW]\n"
-			"               [-s SIZE] [-T SECONDS] [-p PORT] [SERVER_IP]\n");
+	fprintf(stderr, "usage: ud_many -d DEV -g SGID_INDEX [-r] [-n QPS] [-t THREADS]\n"
+			"               [-w WINDOW] [-s SIZE] [-T SECONDS] [-p PORT] [SERVER_IP]\n");
 	return 2;
 }

@@ -387,7 +387,8 @@ pub(super) fn take(
                 byte_len: total,
                 imm_data: pkt.imm.unwrap_or(0),
                 qp_num: qp.qpn,
-                src_qp: a.dest_qp_num,
+                // As soft-RoCE: the source QP only with a DETH (UD).
+                src_qp: 0,
                 wc_flags: flags,
                 port_num: PORT,
             };
