@@ -182,10 +182,12 @@ static int post_send(struct pair *p, int pi, int slot, __u32 seq)
 static int check_msg(struct pair *p, int pi, struct ibv_wc *wc, int slot, __u32 *seq)
 {
 	unsigned char *b = recv_slot(p, slot) + grh_len();
+	int has_grh = !!(wc->wc_flags & IBV_WC_GRH);
 	struct msg m;
 	int i;
 
-	if (wc->byte_len != (__u32)(grh_len() + size) || !(wc->wc_flags & IBV_WC_GRH) != is_rc ||
+	/* A GRH on UD only. */
+	if (wc->byte_len != (__u32)(grh_len() + size) || has_grh == is_rc ||
 	    wc->src_qp != (is_rc ? 0 : p->remote_qpn))
 		return 0;
 	memcpy(&m, b, sizeof(m));
