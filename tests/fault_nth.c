@@ -18,6 +18,9 @@
  *     resize_cq DEV             RESIZE_CQ                 (255 to 511 entries: the
  *                                                          driver's resize_user_cq)
  *     qp DEV                    CREATE_QP                 (a UD QP: ib_core, the driver)
+ *     rc_qp DEV                 CREATE_QP                 (an RC QP: the driver's copy of
+ *                                                          the send ring, its requester and
+ *                                                          responder state too)
  *     mr DEV                    REG_MR                    (4 pages: ib_core, the driver;
  *                                                          none may stay pinned)
  *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
@@ -261,10 +264,11 @@ static int resize_cq(struct uv *uv, __u32 cq)
  * A UD QP of 64 work requests with 2 SGEs each way and 64 bytes inline, on
  * cq, with room for the soft-RoCE response (two mminfo).
  */
-static int create_qp(struct uv *uv, __u32 cq, __u32 *handle)
+static int create_qp(struct uv *uv, __u32 cq, __u32 *handle, __u8 type)
 {
-	static const struct qp_req req = {
+	struct qp_req req = {
 		.send_wr = 64, .recv_wr = 64, .send_sge = 2, .recv_sge = 2, .inline_data = 64,
+		.type = type,
 	};
 	union {
 		struct ib_uverbs_create_qp_resp qp;
@@ -376,7 +380,8 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|mr DEV\n"
+	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|rc_qp|mr\n"
+	"                 DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
@@ -457,7 +462,8 @@ int main(int argc, char **argv)
 		}
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
 		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq") &&
-		   strcmp(entry, "resize_cq") && strcmp(entry, "qp") && strcmp(entry, "mr")) {
+		   strcmp(entry, "resize_cq") && strcmp(entry, "qp") && strcmp(entry, "rc_qp") &&
+		   strcmp(entry, "mr")) {
 		usage();
 	}
 	if (!strcmp(entry, "mr")) {
@@ -558,13 +564,14 @@ int main(int argc, char **argv)
 			if (!undo)
 				undo = destroy_cq(uv.fd, handle);
 			close(uv.fd);
-		} else if (!strcmp(entry, "qp")) {
+		} else if (!strcmp(entry, "qp") || !strcmp(entry, "rc_qp")) {
 			__u32 cq;
+			__u8 type = entry[0] == 'r' ? IB_UVERBS_QPT_RC : IB_UVERBS_QPT_UD;
 
 			if (uv_open(&uv, 1, 1) || create_cq(&uv, &cq))
 				goto setup;
 			fail_arm(n);
-			ret = create_qp(&uv, cq, &handle);
+			ret = create_qp(&uv, cq, &handle, type);
 			injected = fail_injected();
 			if (!ret)
 				undo = destroy_qp(uv.fd, handle);

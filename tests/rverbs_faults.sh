@@ -36,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 27
+ktap_set_plan 28
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and each
 # injected fault reported in one line, without a stack dump (verbose 1):
@@ -48,7 +48,8 @@ done
 
 # rv0 before rxe0 on veth0 (rverbs refuses a netdev that soft-RoCE has);
 # veth2 for the link added under faults.
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+# rc=1: RC QPs too.
+modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" rc=1 && ns_setup &&
 	rdma link add rv0 type rverbs netdev veth0 && rdma link add rxe0 type rxe netdev veth0 &&
 	ip link add veth2 type veth peer name veth3 && ip link set veth2 up ||
 	ktap_exit_fail_msg "setup failed"
@@ -257,6 +258,9 @@ run "rv0 resize_cq" resize_cq rv0
 # A UD QP: ib_core's part (the object, restrack, security), the driver's
 # (its number, two rings, two mmap entries, the response).
 run "rv0 create_qp" qp rv0
+# An RC QP: the driver's copy of the send ring, what it keeps of each work
+# request in flight, the responder's queue of answers and its atomics.
+run "rv0 create_qp (RC)" rc_qp rv0
 # A memory region of 4 pages: ib_core's part (the object, restrack), the
 # driver's (its index, the pinned pages and their list); nothing may stay
 # pinned (VmPin) after a failure.

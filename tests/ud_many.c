@@ -20,9 +20,9 @@
  * pair's, its pattern), and sends it back; the client checks the echo
  * and sends the next.  Every receive queue has room for the window, so a
  * message may not be lost: UD would drop it silently only without a
- * posted receive, RC not at all.  A received message must carry no GRH
- * and source QP 0 on RC (soft-RoCE's completions), its GRH and the
- * pair's QP on UD.  After the time, the client waits (up to 10 s) for its
+ * posted receive, RC not at all.  A received message must have the
+ * IBV_WC_GRH flag, and on UD its GRH and the pair's QP as source, on RC
+ * source QP 0 and no GRH in the buffer (soft-RoCE's completions).  After the time, the client waits (up to 10 s) for its
  * messages in flight, then tells the server, and both print:
  *
  *   pairs N
@@ -186,8 +186,10 @@ static int check_msg(struct pair *p, int pi, struct ibv_wc *wc, int slot, __u32 
 	struct msg m;
 	int i;
 
-	/* A GRH on UD only. */
-	if (wc->byte_len != (__u32)(grh_len() + size) || has_grh == is_rc ||
+	/* IBV_WC_GRH on both (soft-RoCE sets it on an RC receive too, where
+	 * the buffer holds no GRH).
+	 */
+	if (wc->byte_len != (__u32)(grh_len() + size) || !has_grh ||
 	    wc->src_qp != (is_rc ? 0 : p->remote_qpn))
 		return 0;
 	memcpy(&m, b, sizeof(m));

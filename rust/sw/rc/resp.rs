@@ -370,7 +370,9 @@ pub(super) fn take(
         rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
         if !write || pkt.imm.is_some() {
             let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
-            let mut flags = WcFlags::empty();
+            // As soft-RoCE's every user receive completion, RC's too
+            // (`do_complete`), though no GRH is in the buffer.
+            let mut flags = WcFlags::from(WcFlag::Grh);
             if pkt.imm.is_some() {
                 flags |= WcFlag::WithImm;
             }
