@@ -22,8 +22,9 @@
  * message may not be lost: UD would drop it silently only without a
  * posted receive, RC not at all.  A received message must have the
  * IBV_WC_GRH flag, and on UD its GRH and the pair's QP as source, on RC
- * source QP 0 and no GRH in the buffer (soft-RoCE's completions).  After the time, the client waits (up to 10 s) for its
- * messages in flight, then tells the server, and both print:
+ * source QP 0 and no GRH in the buffer (soft-RoCE's completions).
+ * After the time, the client waits (up to 10 s) for its messages in
+ * flight, then tells the server, and both print:
  *
  *   pairs N
  *   sent N            messages posted (client: new ones; server: echoes)
