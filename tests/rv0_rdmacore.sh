@@ -210,7 +210,8 @@ ktap_print_header
 [ -d "$RDMA_CORE_TESTS" ] || ktap_exit_fail_msg "rdma-core tests not found in $RDMA_CORE_TESTS"
 [ -x "$PROBE" ] || ktap_exit_fail_msg "$PROBE not built"
 kmsg_mark
-modprobe ib_uverbs && insmod "$RVERBS_KO" && ns_setup &&
+# rc=1: RC and UC QPs (issue 29), which rdma-core's tests use.
+modprobe ib_uverbs && insmod "$RVERBS_KO" rc=1 && ns_setup &&
 	rdma link add rv0 type rverbs netdev veth0 || ktap_exit_fail_msg "setup failed"
 wait_port 'state:[[:space:]]+PORT_ACTIVE' >/dev/null
 
