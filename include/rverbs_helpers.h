@@ -61,7 +61,7 @@ void rverbs_copy_from_shared(void *dst, const void *src, size_t len);
 void rverbs_copy_to_shared(void *dst, const void *src, size_t len);
 void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 		      bool to_page);
-u64 rverbs_atomic_page(struct page *page, size_t offset, bool cas, u64 compare,
+u64 rverbs_atomic_page(struct page *page, size_t offset, int op, u64 compare,
 		       u64 swap_add);
 void rverbs_cond_resched(void);
 u64 __percpu *rverbs_pcpu_counters_alloc(unsigned int n);

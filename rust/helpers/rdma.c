@@ -239,24 +239,32 @@ void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 }
 
 /*
- * An RDMA atomic on the 8 bytes at @offset (8-byte aligned) of @page:
- * compare-and-swap (@cas: @swap_add stored if the value is @compare) or
- * fetch-and-add (@swap_add added); returns the value before.  A CPU
- * atomic, so atomic against every other writer: other QPs and devices,
- * and the process itself.
+ * An RDMA atomic on the 8 bytes at @offset (8-byte aligned) of @page, by
+ * @op: 0 compare-and-swap (@swap_add stored if the value is @compare), 1
+ * fetch-and-add (@swap_add added), 2 ATOMIC WRITE (@swap_add stored, its
+ * bytes as they came: soft-RoCE's smp_store_release); returns the value
+ * before (0 for a store).  A CPU atomic, so atomic against every other
+ * writer: other QPs and devices, and the process itself.
  */
-u64 rverbs_atomic_page(struct page *page, size_t offset, bool cas, u64 compare,
+u64 rverbs_atomic_page(struct page *page, size_t offset, int op, u64 compare,
 		       u64 swap_add)
 {
 	u64 *va = kmap_local_page(page) + offset;
-	u64 old, seen;
+	u64 old = 0, seen;
 
-	if (cas) {
+	switch (op) {
+	case 0:
 		old = cmpxchg64(va, compare, swap_add);
-	} else {
+		break;
+	case 1:
 		old = READ_ONCE(*va);
 		while ((seen = cmpxchg64(va, old, old + swap_add)) != old)
 			old = seen;
+		break;
+	default:
+		/* Ordered after what the QP wrote before it (rxe's). */
+		smp_store_release(va, swap_add);
+		break;
 	}
 	kunmap_local(va);
 	return old;

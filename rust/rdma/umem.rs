@@ -23,6 +23,17 @@ use kernel::{
     prelude::*, //
 };
 
+/// An RDMA atomic on 8 aligned bytes ([`Umem::atomic`]).
+#[derive(Clone, Copy)]
+pub(crate) enum AtomicOp {
+    /// Stores `swap` if the value is `compare`.
+    CmpSwap { compare: u64, swap: u64 },
+    /// Adds.
+    FetchAdd(u64),
+    /// Stores these bytes as they are (ATOMIC WRITE).
+    Store([u8; 8]),
+}
+
 /// A range of the calling process's memory, pinned, with the list of its
 /// pages taken once (soft-RoCE's `page_info`, `rxe_mr.c:rxe_mr_init_user`).
 ///
@@ -144,26 +155,31 @@ impl Umem {
     }
 
     /// An RDMA atomic on the 8 bytes at byte `off` of the pinned range:
-    /// compare-and-swap (`cas`) or fetch-and-add, atomic against every
-    /// other access, also the process's own; the value before. `EINVAL`
-    /// unless `off` is 8-byte aligned and within the range, `EACCES` for
-    /// pages not pinned for writing. Any context.
-    pub(crate) fn atomic(&self, off: usize, cas: bool, compare: u64, swap_add: u64) -> Result<u64> {
+    /// `op`, atomic against every other access, also the process's own;
+    /// the value before (0 for a store). `EINVAL` unless `off` is 8-byte
+    /// aligned and within the range, `EACCES` for pages not pinned for
+    /// writing. Any context.
+    pub(crate) fn atomic(&self, off: usize, op: AtomicOp) -> Result<u64> {
         if !self.writable {
             return Err(EACCES);
         }
         if off % 8 != 0 || off / PAGE_SIZE >= self.pages.len() {
             return Err(EINVAL);
         }
+        let (code, compare, value) = match op {
+            AtomicOp::CmpSwap { compare, swap } => (0, compare, swap),
+            AtomicOp::FetchAdd(add) => (1, 0, add),
+            AtomicOp::Store(bytes) => (2, 0, u64::from_ne_bytes(bytes)),
+        };
         // SAFETY: The page is pinned while `self` lives (type invariant);
         // the 8 aligned bytes at `off % PAGE_SIZE` are within it.
         Ok(unsafe {
             bindings::rverbs_atomic_page(
                 self.pages[off / PAGE_SIZE],
                 off % PAGE_SIZE,
-                cas,
+                code,
                 compare,
-                swap_add,
+                value,
             )
         })
     }

@@ -36,7 +36,10 @@ use crate::{
             Rereg,
             ReregFlags, //
         },
-        umem::Umem,
+        umem::{
+            AtomicOp,
+            Umem, //
+        },
     },
 };
 use kernel::{
@@ -309,12 +312,11 @@ impl MrAccess<'_> {
         self.umem.read(off, dst)
     }
 
-    /// An RDMA atomic at offset `off` (from [`MrAccess::check_remote`]
-    /// for 8 bytes): compare-and-swap (`cas`) or fetch-and-add; the value
-    /// before, or `Err` for memory that may not be written or an `off` not
-    /// 8-byte aligned.
-    pub(crate) fn atomic(&self, off: usize, cas: bool, compare: u64, swap_add: u64) -> Result<u64> {
-        self.umem.atomic(off, cas, compare, swap_add)
+    /// An RDMA atomic `op` at offset `off` (from
+    /// [`MrAccess::check_remote`] for 8 bytes); the value before, or `Err`
+    /// for memory that may not be written or an `off` not 8-byte aligned.
+    pub(crate) fn atomic(&self, off: usize, op: AtomicOp) -> Result<u64> {
+        self.umem.atomic(off, op)
     }
 
     /// Writes `src` at offset `off` (from [`MrAccess::check`] with `write`).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! RDMA atomics at an RC QP's responder (`rxe_resp.c:atomic_reply`):
-//! compare-and-swap and fetch-and-add on 8 aligned bytes of a region, a
+//! RDMA atomics at an RC QP's responder (`rxe_resp.c:atomic_reply`,
+//! `atomic_write_reply`): compare-and-swap, fetch-and-add and ATOMIC WRITE
+//! on 8 aligned bytes of a region, a
 //! CPU atomic on the pinned page (atomic against other QPs, other devices
 //! and the process itself; soft-RoCE takes one global lock instead), the
 //! value before remembered for a duplicate.
@@ -20,6 +21,7 @@ use crate::rdma::{
         AccessFlags, //
     },
     qp::Psn,
+    umem::AtomicOp,
 };
 use crate::sw::{
     device::Rv,
@@ -54,9 +56,15 @@ pub(super) fn execute(
     let (swap_add, compare) = pkt.atomic;
     let (mr_off, mr) =
         remote(dev, guard, qp, Access::RemoteAtomic, rkey, va, 8).map_err(|()| Fault::Access)?;
-    let orig = mr
-        .atomic(mr_off, cas, compare, swap_add)
-        .map_err(|_| Fault::Access)?;
+    let op = if cas {
+        AtomicOp::CmpSwap {
+            compare,
+            swap: swap_add,
+        }
+    } else {
+        AtomicOp::FetchAdd(swap_add)
+    };
+    let orig = mr.atomic(mr_off, op).map_err(|_| Fault::Access)?;
     rs.resp.keep_atomic(pkt.psn, orig);
     rs.resp.psn = pkt.psn.next();
     rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
@@ -66,4 +74,46 @@ pub(super) fn execute(
         msn: rs.resp.msn,
     };
     Ok((Some(ans), false))
+}
+
+/// An ATOMIC WRITE, expected (`rxe_resp.c:atomic_write_reply`): allowed
+/// on the QP (remote write), not within a message, exactly 8 bytes (its
+/// RETH's and its payload, IBA oA19-28) at an 8-byte aligned address of a
+/// region of its R_Key with remote write access; stored in one access
+/// (the bytes as they came), remembered for a duplicate (acknowledged
+/// again, not executed again), and answered with an RDMA READ response of
+/// no data, as soft-RoCE answers it.
+pub(super) fn write(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: &QpCore,
+    rs: &mut RecvState,
+    pkt: &Incoming<'_>,
+    access: AccessFlags,
+) -> core::result::Result<(Option<Answer>, bool), Fault> {
+    let (va, rkey, len) = pkt.reth;
+    let bytes: Option<[u8; 8]> = pkt.payload.try_into().ok();
+    let ok = access.contains(Access::RemoteWrite) && rs.resp.in_msg.is_none() && len == 8;
+    let (Some(bytes), true, 0) = (bytes, ok, va % 8) else {
+        return Err(Fault::Invalid);
+    };
+    let (mr_off, mr) =
+        remote(dev, guard, qp, Access::RemoteWrite, rkey, va, 8).map_err(|()| Fault::Access)?;
+    mr.atomic(mr_off, AtomicOp::Store(bytes))
+        .map_err(|_| Fault::Access)?;
+    rs.resp.keep_atomic(pkt.psn, 0);
+    rs.resp.psn = pkt.psn.next();
+    rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
+    Ok((Some(response(pkt.psn, rs.resp.msn)), false))
+}
+
+/// The answer to an ATOMIC WRITE of `psn`: a READ response of no data.
+pub(super) fn response(psn: Psn, msn: u32) -> Answer {
+    Answer::Read {
+        psn,
+        va: 0,
+        rkey: 0,
+        len: 0,
+        msn,
+    }
 }

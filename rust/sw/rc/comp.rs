@@ -42,8 +42,10 @@ use crate::sw::{
         Incoming, //
     },
 };
+use crate::sync::SpinLockBhBackend;
 use kernel::{
     sync::{
+        lock::Guard,
         rcu,
         Arc,
         ArcBorrow, //
@@ -94,6 +96,7 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
                     Kind::Read => WcOpcode::RdmaRead,
                     Kind::CmpSwap => WcOpcode::CompSwap,
                     Kind::FetchAdd => WcOpcode::FetchAdd,
+                    Kind::AtomicWrite => WcOpcode::AtomicWrite,
                 },
                 byte_len: p.len,
                 qp_num: qp.qpn,
@@ -347,6 +350,17 @@ pub(crate) fn on_read_response(
     }
     // CAST: A slot.
     let p = r.pending[slot as usize];
+    if p.kind == Kind::AtomicWrite {
+        // Its answer (`rxe_comp.c:check_ack`, `COMPST_WRITE_SEND`): a READ
+        // response of no data, its own PSN.
+        if psn != p.first || !pkt.opcode.hdrs.has(Hdrs::START.with(Hdrs::END)) {
+            return stale;
+        }
+        if !pkt.payload.is_empty() {
+            return stale;
+        }
+        return acknowledged(qp, r, psn);
+    }
     if p.kind != Kind::Read || psn.before(p.first) || p.last.before(psn) {
         return stale;
     }
@@ -371,6 +385,16 @@ pub(crate) fn on_read_response(
         qp_error(qp);
         return (Count::RcAck, None);
     }
+    acknowledged(qp, r, psn)
+}
+
+/// The answer of `psn`, a READ's last or an atomic's, was taken: what
+/// came up to it completes, the requester moves past it and goes on.
+fn acknowledged(
+    qp: ArcBorrow<'_, QpCore>,
+    mut r: Guard<'_, ReqState, SpinLockBhBackend>,
+    psn: Psn,
+) -> (Count, Option<DropReason>) {
     r.una = psn.next();
     r.retry_left = r.retry_cnt;
     let failed = complete_locked(&qp, &mut r);
@@ -435,25 +459,7 @@ pub(crate) fn on_atomic_ack(
         qp_error(qp);
         return (Count::RcAck, None);
     }
-    r.una = psn.next();
-    r.retry_left = r.retry_cnt;
-    let failed = complete_locked(&qp, &mut r);
-    if r.psn.before(r.una) {
-        let una = r.una;
-        rewind(&qp, &mut r, una);
-    }
-    let kick = !failed && r.waiting;
-    if kick {
-        r.waiting = false;
-    }
-    super::timer::arm_retry(qp, &mut r);
-    drop(r);
-    if failed {
-        qp_error(qp);
-    } else if kick {
-        TxFlow::kick(&qp.tx);
-    }
-    (Count::RcAck, None)
+    acknowledged(qp, r, psn)
 }
 
 /// Writes `payload` at byte `off` of the buffer of `w`'s SGEs, in `qp`'s

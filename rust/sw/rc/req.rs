@@ -80,6 +80,8 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind)
         Some(WrOpcode::RdmaRead) if !inline && rc => (false, Kind::Read),
         Some(WrOpcode::AtomicCmpAndSwp) if !inline && rc => (false, Kind::CmpSwap),
         Some(WrOpcode::AtomicFetchAndAdd) if !inline && rc => (false, Kind::FetchAdd),
+        // Its 8 bytes are in the work request (`dma.atomic_wr`).
+        Some(WrOpcode::AtomicWrite) if rc => return Ok((8, false, Kind::AtomicWrite)),
         _ => return Err(WcStatus::LocQpOpErr),
     };
     let len = datapath::claimed_length(w).ok_or(WcStatus::LocQpOpErr)?;
@@ -265,7 +267,9 @@ fn packet(
     let p = &step.p;
     let uc = qp.qp_type == QpType::Uc;
     let read = p.kind.responds();
-    let n = if read {
+    let n = if p.kind == Kind::AtomicWrite {
+        8
+    } else if read {
         0
     } else {
         p.len.saturating_sub(step.offset).min(mtu)
@@ -290,6 +294,7 @@ fn packet(
             Kind::Read => &opcode::RC_READ_REQUEST,
             Kind::CmpSwap => &opcode::RC_COMPARE_SWAP,
             Kind::FetchAdd => &opcode::RC_FETCH_ADD,
+            Kind::AtomicWrite => &opcode::RC_ATOMIC_WRITE,
         },
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
@@ -303,6 +308,8 @@ fn packet(
         // it is sent again.
         reth: if p.kind.atomic() {
             (w.remote_addr(), w.atomic_rkey(), 0)
+        } else if p.kind == Kind::AtomicWrite {
+            (w.remote_addr(), w.rkey(), 8)
         } else if read {
             (
                 w.remote_addr().wrapping_add(u64::from(step.offset)),
@@ -327,6 +334,15 @@ fn packet(
     } else {
         Via::Ip
     };
+    if p.kind == Kind::AtomicWrite {
+        return xmit::transmit(dev, qp, &ndev, &out, via, |buf| {
+            let bytes = w.inline_data(8).ok_or(WcStatus::LocQpOpErr)?;
+            buf.get_mut(..8)
+                .ok_or(WcStatus::LocQpOpErr)?
+                .copy_from_slice(bytes);
+            Ok(8)
+        });
+    }
     if read {
         return xmit::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
     }

@@ -91,16 +91,21 @@ pub(crate) fn request(
                 msn,
             };
             ((Count::RcDuplicate, None), Some(read), false)
-        } else if let (true, Operation::Atomic(_)) =
+        } else if let (true, Operation::Atomic(_) | Operation::AtomicWrite) =
             (pkt.psn.before(expected), pkt.opcode.operation())
         {
-            // A duplicate atomic is answered with the value it found, if
-            // it is remembered, never executed again; else dropped
-            // (`rxe_resp.c:duplicate_request`, class D).
-            let replay = rs.resp.kept_atomic(pkt.psn).map(|orig| Answer::Atomic {
-                psn: pkt.psn,
-                orig,
-                msn,
+            // A duplicate atomic is answered with the value it found (an
+            // ATOMIC WRITE with its response), if it is remembered, never
+            // executed again; else dropped (`rxe_resp.c:duplicate_request`,
+            // class D).
+            let write = pkt.opcode.operation() == Operation::AtomicWrite;
+            let replay = rs.resp.kept_atomic(pkt.psn).map(|orig| match write {
+                true => super::atomic::response(pkt.psn, msn),
+                false => Answer::Atomic {
+                    psn: pkt.psn,
+                    orig,
+                    msn,
+                },
             });
             let drop = replay.is_none().then_some(DropReason::NotSpecified);
             ((Count::RcDuplicate, drop), replay, false)
@@ -279,8 +284,12 @@ pub(super) fn take(
         };
         return Ok((Some(read), false));
     }
-    if let Operation::Atomic(cas) = op.operation() {
-        return super::atomic::execute(dev, guard, qp, rs, pkt, access, cas);
+    match op.operation() {
+        Operation::Atomic(cas) => {
+            return super::atomic::execute(dev, guard, qp, rs, pkt, access, cas)
+        }
+        Operation::AtomicWrite => return super::atomic::write(dev, guard, qp, rs, pkt, access),
+        _ => {}
     }
     let write = match op.operation() {
         Operation::Send => false,

@@ -318,6 +318,9 @@ pub(crate) static RC_COMPARE_SWAP: Opcode = entry(0x13);
 /// RC's `FETCH_ADD`.
 pub(crate) static RC_FETCH_ADD: Opcode = entry(0x14);
 
+/// RC's `RDMA_ATOMIC_WRITE`.
+pub(crate) static RC_ATOMIC_WRITE: Opcode = entry(0x1d);
+
 /// The SEND of a message's packet on RC, or on UC (`uc`): its first, its
 /// last (with the message's immediate data, if any), both, or neither.
 pub(crate) fn send(uc: bool, first: bool, last: bool, imm: bool) -> &'static Opcode {
@@ -335,6 +338,8 @@ pub(crate) enum Operation {
     Read,
     /// An atomic: compare-and-swap (`true`) or fetch-and-add.
     Atomic(bool),
+    /// An ATOMIC WRITE.
+    AtomicWrite,
     /// Any other request.
     Other,
 }
@@ -353,6 +358,7 @@ impl Opcode {
             0x0c => Operation::Read,
             0x13 => Operation::Atomic(true),
             0x14 => Operation::Atomic(false),
+            0x1d => Operation::AtomicWrite,
             _ => Operation::Other,
         }
     }
