@@ -2,13 +2,12 @@
 
 //! rv0's connected QPs: reliable connections (RC) and, with the same
 //! requester and responder less the acknowledgements, unreliable ones
-//! (UC, [`uc`]): SENDs, RDMA WRITEs (with immediate data), RDMA READs
-//! up to 2^31 bytes at the path MTU, atomics and ATOMIC WRITE ([`atomic`]),
-//! with
-//! soft-RoCE's wire and its rules for acknowledgements, sequence errors,
-//! retransmission and receivers not ready (`rxe_req.c`, `rxe_resp.c`,
-//! `rxe_comp.c` of 7.2). SRQs, memory windows, SEND with invalidate and
-//! FLUSH are not here yet: such a request completes
+//! (UC, [`uc`]): SENDs, RDMA WRITEs (with immediate data), RDMA READs up
+//! to 2^31 bytes at the path MTU, atomics and ATOMIC WRITE ([`atomic`]),
+//! with soft-RoCE's wire and its rules for acknowledgements, sequence
+//! errors, retransmission and receivers not ready (`rxe_req.c`,
+//! `rxe_resp.c`, `rxe_comp.c` of 7.2). SRQs, memory windows, SEND with
+//! invalidate and FLUSH are not here yet: such a request completes
 //! with `IB_WC_LOC_QP_OP_ERR`, such a packet is NAKed (invalid request).
 //!
 //! - [`req`], the requester: sends what the send ring holds, a packet at a
