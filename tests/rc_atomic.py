@@ -31,90 +31,31 @@ when each is the outcome described, 1 otherwise.
 import errno
 import struct
 import sys
-import time
 
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
-                                      ibv_qp_state, ibv_qp_type, ibv_wc_opcode,
-                                      ibv_wc_status, ibv_wr_opcode)
+from pyverbs.libibverbs_enums import (ibv_qp_state, ibv_wc_opcode, ibv_wc_status,
+                                      ibv_wr_opcode)
 from pyverbs.mr import MR
-from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 
-M = ibv_qp_attr_mask
-A = ibv_access_flags
-ALL = (A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE | A.IBV_ACCESS_REMOTE_READ |
-       A.IBV_ACCESS_REMOTE_ATOMIC)
+import rc_common
+from rc_common import A, ALL
+
 COUNT = 200
 DEPTH = 16
 
 
-class End:
-    """A context, PD, CQ and MR on one device."""
-
-    def __init__(self, dev, gidx, mr_access=ALL):
-        self.ctx = Context(name=dev)
-        self.gidx = gidx
-        self.gid = self.ctx.query_gid(1, gidx)
-        self.pd = PD(self.ctx)
-        self.cq = CQ(self.ctx, 4 * COUNT)
-        self.mr = MR(self.pd, 4096, mr_access)
-
-    def qp(self, access=ALL):
-        """An RC QP in INIT allowing `access` remotely."""
-        init = QPInitAttr(qp_type=ibv_qp_type.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                          cap=QPCap(max_send_wr=2 * DEPTH, max_recv_wr=4))
-        qp = QP(self.pd, init)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)
-        a.pkey_index = 0
-        a.qp_access_flags = access
-        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_PKEY_INDEX | M.IBV_QP_PORT |
-                  M.IBV_QP_ACCESS_FLAGS)
-        return qp
-
-    def connect(self, qp, gid, qpn):
-        """INIT -> RTR -> RTS towards QP qpn at gid, DEPTH atomics each way."""
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTR)
-        a.path_mtu = 3
-        a.dest_qp_num = qpn
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = DEPTH
-        a.min_rnr_timer = 1
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=self.gidx, hop_limit=64),
-                           is_global=1, port_num=1)
-        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_AV | M.IBV_QP_PATH_MTU |
-                  M.IBV_QP_DEST_QPN | M.IBV_QP_RQ_PSN | M.IBV_QP_MAX_DEST_RD_ATOMIC |
-                  M.IBV_QP_MIN_RNR_TIMER)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTS)
-        a.timeout = 14
-        a.retry_cnt = 7
-        a.rnr_retry = 7
-        a.sq_psn = 0
-        a.max_rd_atomic = DEPTH
-        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_TIMEOUT | M.IBV_QP_RETRY_CNT |
-                  M.IBV_QP_RNR_RETRY | M.IBV_QP_SQ_PSN | M.IBV_QP_MAX_QP_RD_ATOMIC)
-
-    def poll(self, want, secs=20):
-        """Completions until `want` of them or `secs` seconds."""
-        got = []
-        end = time.monotonic() + secs
-        while len(got) < want and time.monotonic() < end:
-            _, wcs = self.cq.poll(min(want - len(got), 64))
-            got.extend(wcs)
-            if not wcs:
-                time.sleep(0.002)
-        return got
+def End(dev, gidx):
+    """An end of rc_common with room for every completion."""
+    return rc_common.End(dev, gidx, cqe=4 * COUNT)
 
 
 def pair(req, resp, access=ALL):
     """A connected pair of QPs: (requester's, responder's)."""
-    a, b = req.qp(), resp.qp(access)
-    req.connect(a, resp.gid, b.qp_num)
-    resp.connect(b, req.gid, a.qp_num)
+    a = req.new_qp(send_wr=2 * DEPTH, recv_wr=4)
+    b = resp.new_qp(access=access, send_wr=2 * DEPTH, recv_wr=4)
+    req.connect(a, resp.gid, b.qp_num, depth=DEPTH)
+    resp.connect(b, req.gid, a.qp_num, depth=DEPTH)
     return a, b
 
 
@@ -201,7 +142,7 @@ def failing(req, resp, case):
     atomic(qp, req, 0, 9, ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey,
            resp.mr.buf, 1)
     wcs = req.poll(1)
-    state = qp.query(M.IBV_QP_STATE)[0].qp_state
+    state = rc_common.state(qp)
     got = [(w.wr_id, w.status) for w in wcs]
     print("completions %s, state %d" % (got, state))
     want = (ibv_wc_status.IBV_WC_REM_ACCESS_ERR if case == "no_access"

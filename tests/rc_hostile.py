@@ -32,70 +32,13 @@ import subprocess
 import sys
 import time
 
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
-                                      ibv_qp_state, ibv_qp_type, ibv_wc_status)
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.libibverbs_enums import ibv_qp_state, ibv_wc_status
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-M = ibv_qp_attr_mask
-A = ibv_access_flags
-ALL = (A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE | A.IBV_ACCESS_REMOTE_READ |
-       A.IBV_ACCESS_REMOTE_ATOMIC)
+from rc_common import End, state
+
 AETH_ACK = 0x1F000000
 AETH_NAK_SEQ = 0x60000000
-
-
-class End:
-    """A context, PD, CQ and MR on one device."""
-
-    def __init__(self, dev, gidx):
-        self.ctx = Context(name=dev)
-        self.gidx = gidx
-        self.gid = self.ctx.query_gid(1, gidx)
-        self.pd = PD(self.ctx)
-        self.cq = CQ(self.ctx, 64)
-        self.mr = MR(self.pd, 4096, ALL)
-
-    def qp(self):
-        init = QPInitAttr(qp_type=ibv_qp_type.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                          cap=QPCap(max_send_wr=8, max_recv_wr=8))
-        qp = QP(self.pd, init)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)
-        a.pkey_index = 0
-        a.qp_access_flags = ALL
-        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_PKEY_INDEX | M.IBV_QP_PORT |
-                  M.IBV_QP_ACCESS_FLAGS)
-        return qp
-
-    def connect(self, qp, gid, qpn):
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTR)
-        a.path_mtu = 3
-        a.dest_qp_num = qpn
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = 4
-        a.min_rnr_timer = 1
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=self.gidx, hop_limit=64),
-                           is_global=1, port_num=1)
-        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_AV | M.IBV_QP_PATH_MTU |
-                  M.IBV_QP_DEST_QPN | M.IBV_QP_RQ_PSN | M.IBV_QP_MAX_DEST_RD_ATOMIC |
-                  M.IBV_QP_MIN_RNR_TIMER)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTS)
-        a.timeout = 14
-        a.retry_cnt = 7
-        a.rnr_retry = 7
-        a.sq_psn = 0
-        a.max_rd_atomic = 4
-        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_TIMEOUT | M.IBV_QP_RETRY_CNT |
-                  M.IBV_QP_RNR_RETRY | M.IBV_QP_SQ_PSN | M.IBV_QP_MAX_QP_RD_ATOMIC)
-
-
-def state(qp):
-    return qp.query(M.IBV_QP_STATE)[0].qp_state
 
 
 class Rig:
@@ -113,9 +56,9 @@ class Rig:
 
     def pair(self):
         """A connected pair: (DEV's QP, the peer's)."""
-        qa, qb = self.a.qp(), self.b.qp()
-        self.a.connect(qa, self.b.gid, qb.qp_num)
-        self.b.connect(qb, self.a.gid, qa.qp_num)
+        qa, qb = self.a.new_qp(), self.b.new_qp()
+        self.a.connect(qa, self.b.gid, qb.qp_num, depth=4)
+        self.b.connect(qb, self.a.gid, qa.qp_num, depth=4)
         return qa, qb
 
     def counters(self):

@@ -27,60 +27,26 @@ the one expected, 1 otherwise.
 import sys
 import time
 
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
-                                      ibv_qp_state, ibv_qp_type, ibv_wc_status)
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.libibverbs_enums import ibv_qp_state, ibv_wc_status
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-M = ibv_qp_attr_mask
+import rc_common
+from rc_common import A
+
 LEN = 64
 
 
-class End:
-    """A context, PD, CQ, MR and RC QP on one device."""
+class End(rc_common.End):
+    """An end of rc_common with an RC QP allowing no remote access."""
 
     def __init__(self, dev, gidx):
-        self.ctx = Context(name=dev)
-        self.gidx = gidx
-        self.gid = self.ctx.query_gid(1, gidx)
-        self.pd = PD(self.ctx)
-        self.cq = CQ(self.ctx, 16)
-        self.mr = MR(self.pd, 4096, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE)
-        init = QPInitAttr(qp_type=ibv_qp_type.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                          cap=QPCap(max_send_wr=4, max_recv_wr=4))
-        self.qp = QP(self.pd, init)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)
-        a.pkey_index = 0
-        a.qp_access_flags = 0
-        self.qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_PKEY_INDEX | M.IBV_QP_PORT |
-                       M.IBV_QP_ACCESS_FLAGS)
+        super().__init__(dev, gidx, cqe=16, mr_access=A.IBV_ACCESS_LOCAL_WRITE)
+        self.qp = self.new_qp(access=0, send_wr=4, recv_wr=4)
 
     def connect(self, gid, qpn, timeout=10, retry=2, rnr=2, min_rnr=1):
         """INIT -> RTR -> RTS towards QP qpn at gid."""
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTR)
-        a.path_mtu = 3
-        a.dest_qp_num = qpn
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = 1
-        a.min_rnr_timer = min_rnr
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=self.gidx, hop_limit=64),
-                           is_global=1, port_num=1)
-        self.qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_AV | M.IBV_QP_PATH_MTU |
-                       M.IBV_QP_DEST_QPN | M.IBV_QP_RQ_PSN | M.IBV_QP_MAX_DEST_RD_ATOMIC |
-                       M.IBV_QP_MIN_RNR_TIMER)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTS)
-        a.timeout = timeout
-        a.retry_cnt = retry
-        a.rnr_retry = rnr
-        a.sq_psn = 0
-        a.max_rd_atomic = 1
-        self.qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_TIMEOUT | M.IBV_QP_RETRY_CNT |
-                       M.IBV_QP_RNR_RETRY | M.IBV_QP_SQ_PSN | M.IBV_QP_MAX_QP_RD_ATOMIC)
+        super().connect(self.qp, gid, qpn, timeout=timeout, retry=retry, rnr=rnr,
+                        min_rnr=min_rnr)
 
     def send(self, wr_id):
         self.mr.write(bytes(range(LEN)), LEN, 0)
@@ -91,18 +57,8 @@ class End:
                                  sg=[SGE(self.mr.buf + 2048, 1024, self.mr.lkey)]))
 
     def poll(self, want, secs=20):
-        """Completions until `want` of them or `secs` seconds."""
-        got = []
-        end = time.monotonic() + secs
-        while len(got) < want and time.monotonic() < end:
-            _, wcs = self.cq.poll(want - len(got))
-            for wc in wcs:
-                print("wc wr_id %d status %d opcode %d len %d" %
-                      (wc.wr_id, wc.status, wc.opcode, wc.byte_len), flush=True)
-                got.append(wc)
-            if not wcs:
-                time.sleep(0.01)
-        return got
+        """Completions until `want` of them or `secs` seconds, printed."""
+        return super().poll(want, secs, show=True)
 
 
 def main(argv):
@@ -118,7 +74,7 @@ def main(argv):
         a.send(1)
         time.sleep(0.5)
         wcs = a.poll(1, secs=0)
-        state = a.qp.query(M.IBV_QP_STATE)[0].qp_state
+        state = rc_common.state(a.qp)
         print("state %d" % state)
         a.qp.close()
         # Still retrying when destroyed: no completion, still in RTS.
@@ -148,7 +104,7 @@ def main(argv):
         else:
             wcs = a.poll(1)
             ok = [w.status for w in wcs] == [ibv_wc_status.IBV_WC_RNR_RETRY_EXC_ERR]
-    state = a.qp.query(M.IBV_QP_STATE)[0].qp_state
+    state = rc_common.state(a.qp)
     print("state %d" % state)
     if not forever_ok_state(case, state):
         ok = False

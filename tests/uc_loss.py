@@ -17,67 +17,29 @@ all of this holds, 1 otherwise.
 
 import struct
 import sys
-import time
 
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
-                                      ibv_qp_state, ibv_qp_type, ibv_wc_status)
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.libibverbs_enums import ibv_access_flags, ibv_qp_type, ibv_wc_status
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-M = ibv_qp_attr_mask
+import rc_common
+
 LEN = 4096
 WORDS = LEN // 8
 WINDOW = 32
 
 
-class End:
-    """A context, PD, CQ, MR of `count` messages and a UC QP on one device."""
+class End(rc_common.End):
+    """An end of rc_common with an MR of `count` messages and a UC QP."""
 
     def __init__(self, dev, gidx, count):
-        self.ctx = Context(name=dev)
-        self.gidx = gidx
-        self.gid = self.ctx.query_gid(1, gidx)
-        self.pd = PD(self.ctx)
-        self.cq = CQ(self.ctx, 2 * count)
-        self.mr = MR(self.pd, LEN * count, ibv_access_flags.IBV_ACCESS_LOCAL_WRITE)
-        init = QPInitAttr(qp_type=ibv_qp_type.IBV_QPT_UC, scq=self.cq, rcq=self.cq,
-                          cap=QPCap(max_send_wr=WINDOW, max_recv_wr=count))
-        self.qp = QP(self.pd, init)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)
-        a.pkey_index = 0
-        a.qp_access_flags = 0
-        self.qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_PKEY_INDEX | M.IBV_QP_PORT |
-                       M.IBV_QP_ACCESS_FLAGS)
+        super().__init__(dev, gidx, cqe=2 * count, mr_len=LEN * count,
+                         mr_access=ibv_access_flags.IBV_ACCESS_LOCAL_WRITE)
+        self.qp = self.new_qp(qp_type=ibv_qp_type.IBV_QPT_UC, access=0, send_wr=WINDOW,
+                              recv_wr=count)
 
     def connect(self, gid, qpn):
         """INIT -> RTR -> RTS towards QP qpn at gid (UC: no timer, no retries)."""
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTR)
-        a.path_mtu = 3
-        a.dest_qp_num = qpn
-        a.rq_psn = 0
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=self.gidx, hop_limit=64),
-                           is_global=1, port_num=1)
-        self.qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_AV | M.IBV_QP_PATH_MTU |
-                       M.IBV_QP_DEST_QPN | M.IBV_QP_RQ_PSN)
-        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTS)
-        a.sq_psn = 0
-        self.qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_SQ_PSN)
-
-    def poll(self, want, secs):
-        """Completions until `want` of them or `secs` seconds."""
-        got = []
-        end = time.monotonic() + secs
-        while len(got) < want and time.monotonic() < end:
-            _, wcs = self.cq.poll(min(want - len(got), 64))
-            got.extend(wcs)
-            if not wcs:
-                time.sleep(0.005)
-        return got
+        super().connect(self.qp, gid, qpn, rc=False)
 
 
 def message(i):

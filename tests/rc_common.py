@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the connected-QP test scripts share (rc_retry.py, rc_atomic.py,
+rc_hostile.py, uc_loss.py): a device end (context, PD, CQ, MR), QPs in
+INIT, the INIT -> RTR -> RTS of a connection (path MTU 1024, PSNs 0, the
+peer's GID as a global route) and polling with a deadline, through
+pyverbs."""
+
+import time
+
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.libibverbs_enums import (ibv_access_flags, ibv_qp_attr_mask,
+                                      ibv_qp_state, ibv_qp_type)
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+
+M = ibv_qp_attr_mask
+A = ibv_access_flags
+# Every access an RC QP or region may allow here.
+ALL = (A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE | A.IBV_ACCESS_REMOTE_READ |
+       A.IBV_ACCESS_REMOTE_ATOMIC)
+
+
+class End:
+    """A context, PD, CQ of `cqe` entries and an MR of `mr_len` bytes with
+    `mr_access` on device `dev`, which takes GID index `gidx`."""
+
+    def __init__(self, dev, gidx, cqe=64, mr_len=4096, mr_access=ALL):
+        self.ctx = Context(name=dev)
+        self.gidx = gidx
+        self.gid = self.ctx.query_gid(1, gidx)
+        self.pd = PD(self.ctx)
+        self.cq = CQ(self.ctx, cqe)
+        self.mr = MR(self.pd, mr_len, mr_access)
+
+    def new_qp(self, qp_type=ibv_qp_type.IBV_QPT_RC, access=ALL, send_wr=8, recv_wr=8):
+        """A QP of `qp_type` on this end's CQ, in INIT, allowing `access`
+        remotely."""
+        init = QPInitAttr(qp_type=qp_type, scq=self.cq, rcq=self.cq,
+                          cap=QPCap(max_send_wr=send_wr, max_recv_wr=recv_wr))
+        qp = QP(self.pd, init)
+        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)
+        a.pkey_index = 0
+        a.qp_access_flags = access
+        qp.modify(a, M.IBV_QP_STATE | M.IBV_QP_PKEY_INDEX | M.IBV_QP_PORT |
+                  M.IBV_QP_ACCESS_FLAGS)
+        return qp
+
+    def connect(self, qp, gid, qpn, rc=True, depth=1, timeout=14, retry=7, rnr=7,
+                min_rnr=1):
+        """`qp` INIT -> RTR -> RTS towards QP `qpn` at `gid`: on RC with
+        `depth` READs and atomics each way, the local ACK timeout, retry
+        counts and RNR timer given; UC has none of those."""
+        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTR)
+        a.path_mtu = 3
+        a.dest_qp_num = qpn
+        a.rq_psn = 0
+        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=self.gidx, hop_limit=64),
+                           is_global=1, port_num=1)
+        mask = (M.IBV_QP_STATE | M.IBV_QP_AV | M.IBV_QP_PATH_MTU | M.IBV_QP_DEST_QPN |
+                M.IBV_QP_RQ_PSN)
+        if rc:
+            a.max_dest_rd_atomic = depth
+            a.min_rnr_timer = min_rnr
+            mask |= M.IBV_QP_MAX_DEST_RD_ATOMIC | M.IBV_QP_MIN_RNR_TIMER
+        qp.modify(a, mask)
+        a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_RTS)
+        a.sq_psn = 0
+        mask = M.IBV_QP_STATE | M.IBV_QP_SQ_PSN
+        if rc:
+            a.timeout = timeout
+            a.retry_cnt = retry
+            a.rnr_retry = rnr
+            a.max_rd_atomic = depth
+            mask |= (M.IBV_QP_TIMEOUT | M.IBV_QP_RETRY_CNT | M.IBV_QP_RNR_RETRY |
+                     M.IBV_QP_MAX_QP_RD_ATOMIC)
+        qp.modify(a, mask)
+
+    def poll(self, want, secs=20, show=False):
+        """Completions until `want` of them or `secs` seconds; each printed
+        with `show`."""
+        got = []
+        end = time.monotonic() + secs
+        while len(got) < want and time.monotonic() < end:
+            _, wcs = self.cq.poll(min(want - len(got), 64))
+            for wc in wcs:
+                if show:
+                    print("wc wr_id %d status %d opcode %d len %d" %
+                          (wc.wr_id, wc.status, wc.opcode, wc.byte_len), flush=True)
+                got.append(wc)
+            if not wcs:
+                time.sleep(0.005)
+        return got
+
+
+def state(qp):
+    """The state of `qp`."""
+    return qp.query(M.IBV_QP_STATE)[0].qp_state
