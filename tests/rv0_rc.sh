@@ -11,8 +11,9 @@
 # both ways, ib_send_lat, ib_write_lat and ib_read_lat, ib_send_bw and
 # ib_write_bw on UC both ways; ib_atomic_bw and ib_atomic_lat, and
 # rc_atomic.py's results and errors of atomics with rv0 at either end;
-# rv0 to itself (its loopback); then the same
-# under loss, reordering and duplication (netem on both veths), where the
+# rv0 to itself (its loopback); then RC under 5% loss both ways
+# (rc_loss.py: every message whole, in order) and ibv_rc_pingpong under
+# reordering and duplication (netem on both veths), where the
 # retransmissions and NAKs show in rv0's wire counters; and the ends of
 # retrying (rc_retry.py): a peer that never answers ends in
 # IBV_WC_RETRY_EXC_ERR, a receiver with nothing posted in
