@@ -6,6 +6,7 @@
 //! device at once when it is for the device's own address.
 
 use super::{
+    datapath,
     device::Rv,
     qp::QpCore,
     tx::TxFlow,
@@ -19,12 +20,39 @@ use crate::net::{
     device::NetDevice,
     route::Route,
     skb::SkBuff, //
+    IpAddr,
 };
 use crate::rdma::{
+    ah_attr::AddressVector,
     driver::DriverDevice,
     wc::WcStatus, //
 };
-use kernel::sync::rcu;
+use kernel::sync::{
+    aref::ARef,
+    rcu, //
+};
+
+/// Where the packets of a connected QP with path `av` go from and how:
+/// the source address and netdev ([`datapath::source`]), then to the
+/// device's own MAC through the loopback, else through the IP layer
+/// (`atomic`: built where nothing may sleep).
+pub(crate) fn route(
+    dev: &DriverDevice<Rv>,
+    av: &AddressVector,
+    atomic: bool,
+) -> core::result::Result<(IpAddr, ARef<NetDevice>, Via), WcStatus> {
+    let (src, ndev) = datapath::source(dev, av)?;
+    let own_mac = {
+        let guard = rcu::read_lock();
+        dev.netdev_rcu(&guard).map(|n| n.mac())
+    };
+    let via = match (own_mac == Some(av.dmac), atomic) {
+        (true, _) => Via::Loopback,
+        (false, true) => Via::IpAtomic,
+        (false, false) => Via::Ip,
+    };
+    Ok((src, ndev, via))
+}
 
 /// How a packet is sent.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -21,7 +21,6 @@ use crate::rdma::{
     wc::WcStatus,
 };
 use crate::sw::{
-    datapath,
     device::Rv,
     qp::QpCore,
     wire::{
@@ -34,10 +33,7 @@ use crate::sw::{
         Count,
         Outgoing, //
     },
-    xmit::{
-        self,
-        Via, //
-    },
+    xmit,
 };
 use kernel::sync::rcu;
 
@@ -57,12 +53,8 @@ pub(super) fn send_ack(
     let Some(av) = a.av else {
         return;
     };
-    let Ok((src, ndev)) = datapath::source(dev, &av) else {
+    let Ok((src, ndev, via)) = xmit::route(dev, &av, true) else {
         return;
-    };
-    let own_mac = {
-        let guard = rcu::read_lock();
-        dev.netdev_rcu(&guard).map(|n| n.mac())
     };
     let out = Outgoing {
         src,
@@ -87,11 +79,6 @@ pub(super) fn send_ack(
         atomic: (0, 0),
         orig: orig.unwrap_or(0),
         payload_len: 0,
-    };
-    let via = if own_mac == Some(av.dmac) {
-        Via::Loopback
-    } else {
-        Via::IpAtomic
     };
     let _ = xmit::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
 }
@@ -163,16 +150,10 @@ fn send_read(
     let Some(av) = a.av else {
         return;
     };
-    let Ok((src, ndev)) = datapath::source(dev, &av) else {
-        return;
-    };
-    let own_mac = dev.netdev_rcu(guard).map(|n| n.mac());
     // Built under the read-side critical section that keeps the region
     // found: allocated atomically.
-    let via = if own_mac == Some(av.dmac) {
-        Via::Loopback
-    } else {
-        Via::IpAtomic
+    let Ok((src, ndev, via)) = xmit::route(dev, &av, true) else {
+        return;
     };
     // CAST: At most 4096.
     let mtu = mtu as u32;

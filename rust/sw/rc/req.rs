@@ -39,15 +39,9 @@ use crate::sw::{
         Count,
         Outgoing, //
     },
-    xmit::{
-        self,
-        Via, //
-    },
+    xmit,
 };
-use kernel::sync::{
-    rcu,
-    Arc, //
-};
+use kernel::sync::Arc;
 
 /// One packet to send: of the work request in `slot`, from byte `offset`.
 struct Step {
@@ -277,11 +271,7 @@ fn packet(
     let first = step.offset == 0;
     let last = read || step.offset + n >= p.len;
     let index = psn_distance(p.first, step.psn) + 1;
-    let (src, ndev) = datapath::source(dev, &av)?;
-    let own_mac = {
-        let guard = rcu::read_lock();
-        dev.netdev_rcu(&guard).map(|n| n.mac())
-    };
+    let (src, ndev, via) = xmit::route(dev, &av, false)?;
     let out = Outgoing {
         src,
         dst: av.dgid.ip(),
@@ -328,11 +318,6 @@ fn packet(
         orig: 0,
         // CAST: At most the MTU.
         payload_len: n as usize,
-    };
-    let via = if own_mac == Some(av.dmac) {
-        Via::Loopback
-    } else {
-        Via::Ip
     };
     if p.kind == Kind::AtomicWrite {
         return xmit::transmit(dev, qp, &ndev, &out, via, |buf| {
