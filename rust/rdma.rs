@@ -30,6 +30,7 @@ pub(crate) mod mr;
 pub(crate) mod pd;
 pub(crate) mod qp;
 pub(crate) mod rxe_abi;
+pub(crate) mod srq;
 pub(crate) mod table;
 pub(crate) mod udata;
 pub(crate) mod umem;

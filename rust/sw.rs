@@ -40,6 +40,7 @@ pub(crate) mod qp;
 pub(crate) mod rc;
 pub(crate) mod receive;
 pub(crate) mod sge;
+pub(crate) mod srq;
 pub(crate) mod tx;
 pub(crate) mod wire;
 pub(crate) mod xmit;

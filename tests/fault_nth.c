@@ -21,6 +21,8 @@
  *     rc_qp DEV                 CREATE_QP                 (an RC QP: the driver's copy of
  *                                                          the send ring, its requester and
  *                                                          responder state too)
+ *     srq DEV                   CREATE_SRQ                (64 x 2: ib_core, the driver's
+ *                                                          number, ring, mmap entry, response)
  *     mr DEV                    REG_MR                    (4 pages: ib_core, the driver;
  *                                                          none may stay pinned)
  *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
@@ -282,6 +284,43 @@ static int create_qp(struct uv *uv, __u32 cq, __u32 *handle, __u8 type)
 	return ret;
 }
 
+/*
+ * CREATE_SRQ of 64 work requests of 2 SGEs on the context's PD, with room
+ * for the soft-RoCE response (mminfo, SRQ number).
+ */
+static int create_srq(struct uv *uv, __u32 *handle)
+{
+	union {
+		struct ib_uverbs_create_srq_resp srq;
+		__u64 room[8];
+	} resp;
+	struct ib_uverbs_create_srq cmd = {
+		.response = (uintptr_t)&resp,
+		.user_handle = 0x5252,
+		.pd_handle = uv->pd,
+		.max_wr = 64,
+		.max_sge = 2,
+	};
+	int ret;
+
+	memset(&resp, 0, sizeof(resp));
+	ret = uv_cmd(uv->fd, IB_USER_VERBS_CMD_CREATE_SRQ, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*handle = resp.srq.srq_handle;
+	return ret;
+}
+
+static int destroy_srq(int fd, __u32 srq)
+{
+	struct ib_uverbs_destroy_srq_resp resp;
+	struct ib_uverbs_destroy_srq cmd = {
+		.response = (uintptr_t)&resp,
+		.srq_handle = srq,
+	};
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, sizeof(cmd), sizeof(resp));
+}
+
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 
@@ -380,7 +419,7 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|rc_qp|mr\n"
+	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|rc_qp|srq|mr\n"
 	"                 DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
@@ -463,7 +502,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
 		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq") &&
 		   strcmp(entry, "resize_cq") && strcmp(entry, "qp") && strcmp(entry, "rc_qp") &&
-		   strcmp(entry, "mr")) {
+		   strcmp(entry, "srq") && strcmp(entry, "mr")) {
 		usage();
 	}
 	if (!strcmp(entry, "mr")) {
@@ -578,6 +617,15 @@ int main(int argc, char **argv)
 			/* The CQ is free again only if no QP was left on it. */
 			if (!undo)
 				undo = destroy_cq(uv.fd, cq);
+			close(uv.fd);
+		} else if (!strcmp(entry, "srq")) {
+			if (uv_open(&uv, 1, 1))
+				goto setup;
+			fail_arm(n);
+			ret = create_srq(&uv, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = destroy_srq(uv.fd, handle);
 			close(uv.fd);
 		} else if (!strcmp(entry, "mr")) {
 			struct ib_uverbs_reg_mr_resp mr;

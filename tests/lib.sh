@@ -5,7 +5,8 @@
 #
 # Provides the KTAP helpers of the kernel source (ktap_helpers.sh) and:
 #   RVERBS_KO         path of the built rverbs.ko
-#   ksft_check DESC CMD...   one KTAP test case: ok when CMD succeeds
+#   ksft_check DESC CMD...   one KTAP test case: ok when CMD succeeds (and
+#                            "# took N s" after it when it took 3 s or more)
 #   kmsg_mark / kmsg_since   the kernel log written after a mark
 #   ns_setup / ns_cleanup    veth0 here, veth1 in netns "peer", with
 #                            192.0.2.1/24 and 192.0.2.2/24 (TEST-NET-1)
@@ -28,13 +29,16 @@ RVERBS_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$KSFT_DIR/kselftest/ktap_helpers.sh"
 
 ksft_check() {
-	local desc=$1
+	local desc=$1 ksft_check_t0=$SECONDS
 	shift
 	if "$@"; then
 		ktap_test_pass "$desc"
 	else
 		ktap_test_fail "$desc"
 	fi
+	# Where a script's time goes (the lanes' budget): a case of 3 s or more
+	# says how long it took.
+	[ $((SECONDS - ksft_check_t0)) -lt 3 ] || ktap_print_msg "took $((SECONDS - ksft_check_t0)) s"
 }
 
 # hang_detectors_on - the kernel reports hangs, which the lanes' log check

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the connected-QP test scripts share (rc_retry.py, rc_atomic.py,
-rc_hostile.py, uc_loss.py): a device end (context, PD, CQ, MR), QPs in
-INIT, the INIT -> RTR -> RTS of a connection (path MTU 1024, PSNs 0, the
-peer's GID as a global route) and polling with a deadline, through
-pyverbs."""
+rc_hostile.py, rc_loss.py, uc_loss.py, srq_cases.py): a device end
+(context, PD, CQ, MR), QPs in INIT, the INIT -> RTR -> RTS of a connection
+(path MTU 1024, PSNs 0, the peer's GID as a global route) and polling with
+a deadline, through pyverbs."""
 
 import time
 
@@ -35,10 +35,11 @@ class End:
         self.cq = CQ(self.ctx, cqe)
         self.mr = MR(self.pd, mr_len, mr_access)
 
-    def new_qp(self, qp_type=ibv_qp_type.IBV_QPT_RC, access=ALL, send_wr=8, recv_wr=8):
-        """A QP of `qp_type` on this end's CQ, in INIT, allowing `access`
-        remotely."""
-        init = QPInitAttr(qp_type=qp_type, scq=self.cq, rcq=self.cq,
+    def new_qp(self, qp_type=ibv_qp_type.IBV_QPT_RC, access=ALL, send_wr=8, recv_wr=8,
+               srq=None):
+        """A QP of `qp_type` on this end's CQ (its receives from `srq` if
+        given), in INIT, allowing `access` remotely."""
+        init = QPInitAttr(qp_type=qp_type, scq=self.cq, rcq=self.cq, srq=srq,
                           cap=QPCap(max_send_wr=send_wr, max_recv_wr=recv_wr))
         qp = QP(self.pd, init)
         a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_INIT, port_num=1)

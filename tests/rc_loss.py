@@ -3,6 +3,7 @@
 """RC under loss, through pyverbs: every message, whole, in order.
 
     rc_loss.py SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX [COUNT]
+    rc_loss.py both SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX [COUNT]
 
 Connects an RC QP on SEND_DEV (GID index SEND_GIDX) to one on RECV_DEV,
 path MTU 1024, retry_cnt 7 (soft-RoCE's forever), and sends COUNT (default
@@ -13,8 +14,10 @@ completes successfully and every receive completes, in order, with the
 message sent, whole. Both ends live in this process until both have every
 completion (ibv_rc_pingpong's ends do not: one that exits while the other
 still waits for an acknowledgement lost on the way leaves the other
-retrying for ever). Prints "sent N received N" and exits 0 when all of
-this holds, 1 otherwise.
+retrying for ever). With "both", the same again from RECV_DEV to
+SEND_DEV, in the same process (Python starts slowly on the debug kernel).
+Prints "sent N received N", then "ok A -> B" or "not ok A -> B", for each
+way; exits 0 when all of this holds, 1 otherwise.
 """
 
 import struct
@@ -35,13 +38,11 @@ def message(i):
     return b"".join(struct.pack("<II", i, j) for j in range(WORDS))
 
 
-def main(argv):
-    if len(argv) not in (5, 6):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    count = int(argv[5]) if len(argv) == 6 else 100
+def one_way(way, count):
+    """count messages from device way[0] (GID index way[1]) to way[2] (way[3]):
+    whether everything held."""
     ends = []
-    for dev, gidx in ((argv[1], argv[2]), (argv[3], argv[4])):
+    for dev, gidx in ((way[0], way[1]), (way[2], way[3])):
         e = rc_common.End(dev, int(gidx), cqe=2 * count, mr_len=LEN * count,
                           mr_access=ibv_access_flags.IBV_ACCESS_LOCAL_WRITE)
         e.qp = e.new_qp(access=0, send_wr=WINDOW, recv_wr=count)
@@ -73,8 +74,26 @@ def main(argv):
                   (k, w.wr_id, w.status, w.byte_len, k))
             ok = False
     print("sent %d received %d" % (len(sent), len(got)))
-    return 0 if ok and len(got) == count else 1
+    return ok and len(got) == count
 
+
+
+def main(argv):
+    both = len(argv) > 1 and argv[1] == "both"
+    args = argv[2:] if both else argv[1:]
+    if len(args) not in (4, 5):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    count = int(args[4]) if len(args) == 5 else 100
+    ways = [args[:4]]
+    if both:
+        ways.append(args[2:4] + args[:2])
+    failed = 0
+    for way in ways:
+        ok = one_way(way, count)
+        print("%s %s -> %s" % ("ok" if ok else "not ok", way[0], way[2]), flush=True)
+        failed += not ok
+    return 0 if failed == 0 else 1
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -6,6 +6,7 @@
     rc_retry.py rnr DEV GIDX PEER_DEV PEER_GIDX
     rc_retry.py rnr_recovers DEV GIDX PEER_DEV PEER_GIDX
     rc_retry.py destroy_retrying DEV GIDX PEER_DEV PEER_GIDX
+    rc_retry.py all DEV GIDX PEER_DEV PEER_GIDX
 
 retry: an RC QP on DEV (GID index GIDX) connected to a QP number that
 PEER_DEV (its GID index PEER_GIDX) does not have: nothing answers its
@@ -19,9 +20,11 @@ completes, and so does the receive, with the bytes sent.
 destroy_retrying: as retry, with retry_cnt 7 (forever) at a timeout of
 2^8 x 4.096 us, and the QP destroyed after half a second of retrying
 (its timers stopped while they fire: the debug lane's KASAN watches).
+all: each of them in turn, in one process (Python starts slowly on the
+debug kernel), each between fresh ends.
 Prints one line per completion ("wc wr_id W status S opcode O len L")
-and "state S" of the sending QP at the end; exits 0 when the outcome is
-the one expected, 1 otherwise.
+and "state S" of the sending QP at the end, then "ok CASE" or "not ok CASE";
+exits 0 when every outcome is the one expected, 1 otherwise.
 """
 
 import sys
@@ -61,14 +64,13 @@ class End(rc_common.End):
         return super().poll(want, secs, show=True)
 
 
-def main(argv):
-    if len(argv) != 6 or argv[1] not in ("retry", "rnr", "rnr_recovers", "destroy_retrying"):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    case = argv[1]
+CASES = ("retry", "rnr", "rnr_recovers", "destroy_retrying")
+
+
+def run(case, argv):
+    """One case between fresh ends: whether it had its outcome."""
     a = End(argv[2], int(argv[3]))
     b = End(argv[4], int(argv[5]))
-    ok = False
     if case == "destroy_retrying":
         a.connect(b.gid, b.qp.qp_num ^ 0x800, timeout=8, retry=7)
         a.send(1)
@@ -78,7 +80,7 @@ def main(argv):
         print("state %d" % state)
         a.qp.close()
         # Still retrying when destroyed: no completion, still in RTS.
-        return 0 if not wcs and state == ibv_qp_state.IBV_QPS_RTS else 1
+        return not wcs and state == ibv_qp_state.IBV_QPS_RTS
     if case == "retry":
         # A QP number b's device does not have.
         a.connect(b.gid, b.qp.qp_num ^ 0x800)
@@ -106,9 +108,19 @@ def main(argv):
             ok = [w.status for w in wcs] == [ibv_wc_status.IBV_WC_RNR_RETRY_EXC_ERR]
     state = rc_common.state(a.qp)
     print("state %d" % state)
-    if not forever_ok_state(case, state):
-        ok = False
-    return 0 if ok else 1
+    return ok and forever_ok_state(case, state)
+
+
+def main(argv):
+    if len(argv) != 6 or argv[1] not in CASES + ("all",):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    failed = 0
+    for case in CASES if argv[1] == "all" else (argv[1],):
+        ok = run(case, argv)
+        print("%s %s" % ("ok" if ok else "not ok", case), flush=True)
+        failed += not ok
+    return 0 if failed == 0 else 1
 
 
 def forever_ok_state(case, state):

@@ -22,6 +22,8 @@
 # packets (rc_hostile.py): forged answers, requests out of range.
 
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/rc_lib.sh
+. "$(dirname "$0")/rc_lib.sh"
 
 ITERS=100
 SIZES="1 1024 4096"
@@ -49,54 +51,6 @@ cleanup() {
 	true
 }
 trap cleanup EXIT
-
-# wait_gid DEV ADDR - the index of DEV's RoCE v2 GID of ADDR, once it is
-# there (up to 10 s).
-wait_gid() {
-	local i g
-	for ((i = 0; i < 100; i++)); do
-		g=$(gid_index "$1" "$2")
-		[ -n "$g" ] && echo "$g" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# pingpong SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET SIZE ITERS [ARGS...]
-# - ibv_rc_pingpong's (or $PP's) server on SRV_DEV (in netns SRV_NS, "-"
-# for the initial one) and its client on CLI_DEV in the other; both must
-# finish.
-pingpong() {
-	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv rc i
-	shift 8
-	local -a sx=() cx=()
-	if [ "$sns" = - ]; then cx=(ip netns exec "$NS"); else sx=(ip netns exec "$sns"); fi
-	[ "$target" = 127.0.0.1 ] && cx=()
-	PORT=$((PORT + 1))
-	local pp=${PP:-ibv_rc_pingpong}
-	"${sx[@]}" timeout 60 $pp -d "$sdev" -g "$sgid" -s "$size" -n "$n" \
-		-p $PORT "$@" >"$TMP/srv" 2>&1 &
-	srv=$!
-	for ((i = 0; i < 50; i++)); do
-		"${cx[@]}" timeout 60 $pp -d "$cdev" -g "$cgid" -s "$size" -n "$n" \
-			-p $PORT "$@" "$target" >"$TMP/cli" 2>&1
-		rc=$?
-		grep -q "Couldn't connect" "$TMP/cli" || break
-		sleep 0.1
-	done
-	wait $srv || rc=1
-	if [ "$rc" != 0 ] || ! grep -q "$n iters" "$TMP/cli" || ! grep -q "$n iters" "$TMP/srv"; then
-		sed 's/^/# server: /' "$TMP/srv"
-		sed 's/^/# client: /' "$TMP/cli"
-		for d in rv0 rv1; do
-			[ -e "$DBG/$d/wire" ] && awk -v d=$d '$2 != 0 { print "# " d ": " $0 }' "$DBG/$d/wire"
-		done
-		return 1
-	fi
-}
-
-# uc_pingpong ARGS... - pingpong with ibv_uc_pingpong.
-uc_pingpong() { PP=ibv_uc_pingpong pingpong "$@"; }
 
 # perf TOOL SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET ARGS... - a
 # perftest tool's server on SRV_DEV (in netns SRV_NS, "-" for the initial
@@ -126,25 +80,7 @@ perf() {
 		sed "s/^/# $tool: /"
 }
 
-# retry CASE PEER PEER_GIDX - rc_retry.py's CASE from rv0 to PEER.
-retry() {
-	local out
-	out=$(timeout 60 python3 "$RETRY" "$1" rv0 "$g4" "$2" "$3" 2>&1) && return 0
-	echo "$out" | sed 's/^/# /'
-	return 1
-}
-
 wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
-
-# script PY ARGS... - the test script PY with ARGS (up to 60 s), its lines
-# as comments; its exit status.
-script() {
-	local out rc
-	out=$(timeout 60 python3 "$@" 2>&1)
-	rc=$?
-	echo "$out" | sed 's/^/# /'
-	return $rc
-}
 
 # atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE
 # (or all).
@@ -175,9 +111,6 @@ same_wire() {
 	printf '%s\n' "$out" | grep INVALID | head -n 5 | sed 's/^/# /'
 	return $rc
 }
-
-# uc_loss SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX - uc_loss.py between them.
-uc_loss() { script "$UC_LOSS" "$@"; }
 
 # duplicates_seen - rv0 or rv1 acknowledged a duplicate again, or dropped
 # an acknowledgement of nothing in flight.
@@ -287,8 +220,10 @@ for peer in rxe1 rv1; do
 		ksft_check "$peer -> rv0: atomics, $c (rc_atomic.py)" \
 			grep -qx "# ok $c" "$TMP/atomics.from"
 	done
+	script "$RETRY" all rv0 "$g4" $peer "$p4" >"$TMP/retry"
+	cat "$TMP/retry"
 	for c in retry rnr rnr_recovers destroy_retrying; do
-		ksft_check "rv0 -> $peer: $c (rc_retry.py)" retry $c $peer "$p4"
+		ksft_check "rv0 -> $peer: $c (rc_retry.py)" grep -qx "# ok $c" "$TMP/retry"
 	done
 	if [ $peer = rxe1 ]; then
 		ksft_check "rv0 and rxe1 put the same RC fields on the wire (roce_decode.py)" \
@@ -307,16 +242,20 @@ tc qdisc add dev veth0 root netem loss 5% &&
 # rc_loss.py, not ibv_rc_pingpong, whose end that finishes first exits
 # while the other may still wait for an acknowledgement that was lost:
 # with retry_cnt 7 (forever, soft-RoCE's reading) it would retry for ever.
+script "$RC_LOSS" both rv0 "$g4" rv1 "$p4" $LOSS_ITERS >"$TMP/rc_loss"
+cat "$TMP/rc_loss"
 ksft_check "rv0 -> rv1 RC under 5% loss both ways: every message whole, in order (rc_loss.py)" \
-	script "$RC_LOSS" rv0 "$g4" rv1 "$p4" $LOSS_ITERS
+	grep -qx "# ok rv0 -> rv1" "$TMP/rc_loss"
 ksft_check "rv1 -> rv0 RC under 5% loss both ways: every message whole, in order (rc_loss.py)" \
-	script "$RC_LOSS" rv1 "$p4" rv0 "$g4" $LOSS_ITERS
+	grep -qx "# ok rv1 -> rv0" "$TMP/rc_loss"
 ksft_check "the loss shows: rv0 sent packets again" test "$(counter rv0 rc_retransmit)" -gt "$retr0"
 ucd0=$(counter rv1 drop_uc_message)
+script "$UC_LOSS" both rv0 "$g4" rv1 "$p4" >"$TMP/uc_loss"
+cat "$TMP/uc_loss"
 ksft_check "rv0 -> rv1 UC under 5% loss both ways: whole messages in order or none (uc_loss.py)" \
-	uc_loss rv0 "$g4" rv1 "$p4"
+	grep -qx "# ok rv0 -> rv1" "$TMP/uc_loss"
 ksft_check "rv1 -> rv0 UC under 5% loss both ways: whole messages in order or none (uc_loss.py)" \
-	uc_loss rv1 "$p4" rv0 "$g4"
+	grep -qx "# ok rv1 -> rv0" "$TMP/uc_loss"
 ksft_check "the loss shows: rv1 dropped the rest of UC messages" \
 	test "$(counter rv1 drop_uc_message)" -gt "$ucd0"
 tc qdisc change dev veth0 root netem delay 1ms reorder 50% gap 3 duplicate 5%

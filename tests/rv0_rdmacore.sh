@@ -6,7 +6,8 @@
 # following the netdev's, the GID table with RoCE v2 entries only, as
 # soft-RoCE's (rverbs loaded without roce_v1=1), XRC,
 # non-zero limits and GUID), rdma-core's own Python tests (pyverbs) of
-# test_addr, test_pd, test_device, test_cq, test_qp and test_mr once with
+# test_addr, test_pd, test_device, test_cq, test_cq_events, test_qp,
+# test_qpex, test_mr, test_srq and test_atomic once with
 # the C core and once with the Rust core, every test its own case, compared
 # with the same tests on soft-RoCE, and rdma(8)'s resource tracking and
 # rverbs' debugfs AH dump while a process holds a PD and an AH.
@@ -14,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 RDMA_CORE_TESTS=${RDMA_CORE_TESTS:-/opt/src/rdma-core/tests}
-MODULES="test_addr test_pd test_device test_cq test_cq_events test_qp test_qpex test_mr"
+MODULES="test_addr test_pd test_device test_cq test_cq_events test_qp test_qpex test_mr test_srq test_atomic"
 PROBE=${RVERBS_TEST_BIN:?RVERBS_TEST_BIN must name the built tests}/ah_probe
 DBG=/sys/kernel/debug/rverbs
 TMP=$(mktemp -d /tmp/rv0_rdmacore.XXXXXX)

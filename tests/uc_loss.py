@@ -3,6 +3,7 @@
 """UC under loss, through pyverbs: whole messages or nothing.
 
     uc_loss.py SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX [COUNT]
+    uc_loss.py both SEND_DEV SEND_GIDX RECV_DEV RECV_GIDX [COUNT]
 
 Connects a UC QP on SEND_DEV (GID index SEND_GIDX) to one on RECV_DEV,
 path MTU 1024, and sends COUNT (default 200) SENDs of 4096 bytes (four
@@ -11,8 +12,10 @@ with COUNT receives posted. Run with loss on the path: every SEND
 completes successfully (UC does not know what was lost); the receives
 that complete are the first ones posted, in order, each holding exactly
 one message sent, whole, the messages in the order sent; fewer than COUNT
-and more than none arrive. Prints "sent N received R" and exits 0 when
-all of this holds, 1 otherwise.
+and more than none arrive. With "both", the same again from RECV_DEV to
+SEND_DEV, in the same process (Python starts slowly on the debug kernel).
+Prints "sent N received R", then "ok A -> B" or "not ok A -> B", for each
+way; exits 0 when all of this holds, 1 otherwise.
 """
 
 import struct
@@ -47,13 +50,11 @@ def message(i):
     return b"".join(struct.pack("<II", i, j) for j in range(WORDS))
 
 
-def main(argv):
-    if len(argv) not in (5, 6):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    count = int(argv[5]) if len(argv) == 6 else 200
-    snd = End(argv[1], int(argv[2]), count)
-    rcv = End(argv[3], int(argv[4]), count)
+def one_way(way, count):
+    """count messages from device way[0] (GID index way[1]) to way[2] (way[3]):
+    whether everything held."""
+    snd = End(way[0], int(way[1]), count)
+    rcv = End(way[2], int(way[3]), count)
     snd.connect(rcv.gid, rcv.qp.qp_num)
     rcv.connect(snd.gid, snd.qp.qp_num)
     for k in range(count):
@@ -94,8 +95,26 @@ def main(argv):
     if not 0 < len(got) < count:
         print("# expected some and not all of the messages to arrive")
         ok = False
-    return 0 if ok else 1
+    return ok
 
+
+
+def main(argv):
+    both = len(argv) > 1 and argv[1] == "both"
+    args = argv[2:] if both else argv[1:]
+    if len(args) not in (4, 5):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    count = int(args[4]) if len(args) == 5 else 200
+    ways = [args[:4]]
+    if both:
+        ways.append(args[2:4] + args[:2])
+    failed = 0
+    for way in ways:
+        ok = one_way(way, count)
+        print("%s %s -> %s" % ("ok" if ok else "not ok", way[0], way[2]), flush=True)
+        failed += not ok
+    return 0 if failed == 0 else 1
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

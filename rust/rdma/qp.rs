@@ -103,11 +103,6 @@ impl<'a> QpCreate<'a> {
         QpCap::from_raw(&self.init().cap)
     }
 
-    /// Whether a shared receive queue is given.
-    pub(crate) fn has_srq(&self) -> bool {
-        !self.init().srq.is_null()
-    }
-
     /// Whether every send work request completes (`IB_SIGNAL_ALL_WR`).
     pub(crate) fn sq_sig_all(&self) -> bool {
         self.init().sq_sig_type == bindings::ib_sig_type_IB_SIGNAL_ALL_WR

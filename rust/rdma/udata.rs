@@ -84,6 +84,33 @@ impl Udata {
         let ptr = UserPtr::from_ptr(self.raw().outbuf);
         UserSlice::new(ptr, data.len()).writer().write_slice(data)
     }
+
+    /// Copies the driver's input into `out` as `ib_copy_validate_udata_in`
+    /// does (`copy_struct_from_user`): `EINVAL` for fewer than `min`
+    /// bytes, `EOPNOTSUPP` for more than `out` holds unless those are all
+    /// zero, `EFAULT` if userspace memory is not readable; what userspace
+    /// did not give reads as zero.
+    pub(crate) fn read_in(&self, out: &mut [u8], min: usize) -> Result {
+        let inlen = self.inlen();
+        if inlen < min {
+            return Err(EINVAL);
+        }
+        out.fill(0);
+        let n = inlen.min(out.len());
+        let mut reader =
+            UserSlice::new(UserPtr::from_ptr(self.raw().inbuf.cast_mut()), inlen).reader();
+        reader.read_slice(&mut out[..n])?;
+        // Newer userspace: what this kernel does not know must be zero.
+        let mut rest = [0u8; 64];
+        while !reader.is_empty() {
+            let k = reader.len().min(rest.len());
+            reader.read_slice(&mut rest[..k])?;
+            if rest[..k].iter().any(|&b| b != 0) {
+                return Err(crate::errno::eopnotsupp());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Returns the raw pointer of optional user data (null for a kernel call).

@@ -19,6 +19,7 @@ use super::{
         self,
         QpCore, //
     },
+    srq,
     wire::Counters,
 };
 use crate::{

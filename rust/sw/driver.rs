@@ -25,6 +25,10 @@ use super::{
         self,
         SwQp, //
     },
+    srq::{
+        self,
+        SwSrq, //
+    },
     wire,
 };
 use crate::{
@@ -68,6 +72,12 @@ use crate::{
             QpModify,
             QpQuery, //
         },
+        srq::{
+            SrqAttr,
+            SrqCreate,
+            SrqModify,
+            SrqNotifier, //
+        },
         udata::Udata,
     },
 };
@@ -104,6 +114,7 @@ impl Driver for Rv {
     type Cq = SwCq;
     type Qp = SwQp;
     type Mr = SwMr;
+    type Srq = SwSrq;
 
     /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
     const DRIVER_ID: u32 = crate::rdma::rxe_abi::RDMA_DRIVER_RXE;
@@ -133,6 +144,11 @@ impl Driver for Rv {
             max_res_rd_atom: if dev.rc() { 0x3f80 } else { 0 },
             // Atomics as soft-RoCE's (`IB_ATOMIC_HCA`), with RC.
             atomic_hca: dev.rc(),
+            // Shared receive queues, resizable, with RC (soft-RoCE's
+            // `RXE_MAX_SRQ`, `RXE_MAX_SRQ_WR`, `RXE_MAX_SRQ_SGE`).
+            max_srq: if dev.rc() { srq::MAX_SRQ } else { 0 },
+            max_srq_wr: if dev.rc() { srq::MAX_SRQ_WR } else { 0 },
+            max_srq_sge: if dev.rc() { srq::MAX_SRQ_SGE } else { 0 },
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,
@@ -291,6 +307,28 @@ impl Driver for Rv {
 
     fn resize_user_cq(_dev: &DriverDevice<Self>, cq: &SwCq, req: &CqResize<'_>) -> Result {
         cq::resize_user_cq(cq, req)
+    }
+
+    fn create_srq(
+        dev: &DriverDevice<Self>,
+        req: &SrqCreate<'_>,
+        pd: &SwPd,
+        notifier: SrqNotifier,
+    ) -> impl PinInit<SwSrq, Error> {
+        srq::create_srq(dev, req, pd, notifier)
+    }
+
+    fn modify_srq(_dev: &DriverDevice<Self>, srq: &SwSrq, req: &SrqModify<'_>) -> Result {
+        srq::modify_srq(srq, req)
+    }
+
+    fn query_srq(_dev: &DriverDevice<Self>, srq: &SwSrq) -> Result<SrqAttr> {
+        Ok(srq::query_srq(srq))
+    }
+
+    fn destroy_srq(dev: &DriverDevice<Self>, srq: &SwSrq, _udata: Option<&Udata>) -> Result {
+        srq::destroy_srq(dev, srq);
+        Ok(())
     }
 
     fn create_qp(

@@ -10,6 +10,7 @@ use super::{
         QpCore,
         SendState, //
     },
+    srq::RecvQueue,
 };
 use crate::rdma::{
     driver::DriverDevice,
@@ -35,8 +36,17 @@ const FLUSH_BATCH: u32 = 64;
 /// cannot keep it going; in batches, the receive lock dropped and the CPU
 /// offered between them. It stops early when the QP has left the error
 /// state. Process context (the softirq has it done by a work item,
-/// [`QpCore::flush_later`]).
+/// [`QpCore::flush_later`]). A QP on an SRQ has nothing of its own to
+/// flush: what is posted there stays for the SRQ's other QPs, and the
+/// work request it took for a message not completed is dropped, as
+/// soft-RoCE drops its copy.
 pub(crate) fn flush_recv(qp: &QpCore) {
+    let RecvQueue::Own(rq) = &qp.rq else {
+        if qp.state() == QpState::Err {
+            qp.recv.lock().held = false;
+        }
+        return;
+    };
     let mut budget = None;
     // A full CQ takes no more completions, but the queue is flushed all
     // the same (`rxe_resp.c:flush_recv_queue`).
@@ -47,15 +57,15 @@ pub(crate) fn flush_recv(qp: &QpCore) {
         }
         let mut rs = qp.recv.lock();
         // Another flush may have taken some: never past the producer.
-        let posted = qp.rq.distance(rs.consumer, qp.rq.user_producer());
+        let posted = rq.distance(rs.consumer, rq.user_producer());
         let left = *budget.get_or_insert(posted);
         let n = left.min(posted).min(FLUSH_BATCH);
         for _ in 0..n {
             let consumer = rs.consumer;
-            qp.rq.read_slot(consumer, &mut rs.wqe);
+            rq.read_slot(consumer, &mut rs.wqe);
             let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
-            rs.consumer = qp.rq.next(consumer);
-            qp.rq.publish_consumer(rs.consumer);
+            rs.consumer = rq.next(consumer);
+            rq.publish_consumer(rs.consumer);
             // `rxe_resp.c:flush_recv_wqe`.
             let wc = UserWc::error(wr_id, WcStatus::WrFlushErr, qp.qpn);
             if posting && qp.recv_cq.post(&wc, false).is_err() {

@@ -20,6 +20,7 @@ use super::{
         ReqState,
         RespState, //
     },
+    srq::RecvQueue,
     tx::TxFlow, //
 };
 use crate::sync::{
@@ -140,11 +141,14 @@ pub(crate) struct SendState {
 
 /// What the receive path keeps, under the QP's receive lock.
 pub(crate) struct RecvState {
-    /// The kernel's consumer index of the receive ring.
+    /// The kernel's consumer index of the receive ring (its own).
     pub(crate) consumer: u32,
     /// A receive slot, copied out of the ring (RC: the one a message
     /// being received goes to).
     pub(crate) wqe: KVec<u8>,
+    /// With an SRQ: `wqe` was taken off it for a message not completed
+    /// yet ([`QpCore::fetch_recv`]).
+    pub(crate) held: bool,
     /// RC: the responder.
     pub(crate) resp: RespState,
 }
@@ -160,8 +164,9 @@ pub(crate) struct QpCore {
     pub(crate) pd: u64,
     /// The send ring, offered to the process until the QP is destroyed.
     pub(crate) sq: UserQueue,
-    /// The receive ring, likewise.
-    pub(crate) rq: UserQueue,
+    /// Where its receive work requests come from: its own ring, offered
+    /// likewise, or an SRQ.
+    pub(crate) rq: RecvQueue,
     /// The capacities, as returned at creation.
     pub(crate) cap: QpCap,
     /// Whether every send work request completes.
@@ -311,13 +316,10 @@ pub(crate) fn create_qp(
     let (Some(pd), Some(send_cq), Some(recv_cq)) = (objs.pd, objs.send_cq, objs.recv_cq) else {
         return Err(EINVAL);
     };
-    // rv0 has no shared receive queues (no `create_srq`), so none can be
-    // given; said plainly should that change.
-    if req.has_srq() {
-        return Err(eopnotsupp());
-    }
+    // An SRQ only with `rc=1`, which creates them.
+    let srq = objs.srq.map(|s| s.core());
     let asked = req.cap();
-    check_cap(&asked, false)?;
+    check_cap(&asked, srq.is_some())?;
     // The number goes back if anything below fails.
     let qpn = ScopeGuard::new_with_data(dev.qps().take(GFP_KERNEL)?, |qpn| dev.qps().put(qpn));
     let num = *qpn;
@@ -328,25 +330,41 @@ pub(crate) fn create_qp(
     let room = (asked.max_send_sge * sge).max(asked.max_inline_data);
     // CAST: At most `MAX_INLINE_DATA` bytes (checked above).
     let sq_geo = QueueGeometry::new(asked.max_send_wr, RXE_SEND_WQE_SIZE + room as usize)?;
-    // The receive ring (`rxe_init_rq`).
-    // CAST: At most `MAX_SGE` entries (checked above).
-    let rq_elem = RXE_RECV_WQE_SIZE + (asked.max_recv_sge * sge) as usize;
-    let rq_geo = QueueGeometry::new(asked.max_recv_wr, rq_elem)?;
     let sq = req.user_queue(sq_geo)?;
-    let rq = req.user_queue(rq_geo)?;
     let mut resp = [0u8; CREATE_QP_RESP_LEN];
-    resp[..MmInfo::ABI_LEN].copy_from_slice(&rq.mminfo().to_abi());
-    resp[MmInfo::ABI_LEN..].copy_from_slice(&sq.mminfo().to_abi());
-    udata.write_out(&resp)?;
     // What the QP really has: soft-RoCE returns it, larger than asked
     // where the rings round up.
-    let cap = QpCap {
+    let mut cap = QpCap {
         max_send_wr: sq_geo.depth(),
-        max_recv_wr: rq_geo.depth(),
+        max_recv_wr: asked.max_recv_wr,
         max_send_sge: room / sge,
         max_recv_sge: asked.max_recv_sge,
         max_inline_data: room,
     };
+    // With an SRQ, no ring of its own: its `struct mminfo` stays zero, and
+    // the receive capacities are returned as asked, queried as 0
+    // (`rxe_qp.c:rxe_qp_init_resp`, `rxe_qp_to_init`).
+    let mut reported = cap;
+    let rq = match srq {
+        Some(srq) => {
+            cap.max_recv_wr = 0;
+            cap.max_recv_sge = 0;
+            RecvQueue::Shared(srq)
+        }
+        None => {
+            // The receive ring (`rxe_init_rq`).
+            // CAST: At most `MAX_SGE` entries (checked above).
+            let rq_elem = RXE_RECV_WQE_SIZE + (asked.max_recv_sge * sge) as usize;
+            let rq_geo = QueueGeometry::new(asked.max_recv_wr, rq_elem)?;
+            let rq = req.user_queue(rq_geo)?;
+            resp[..MmInfo::ABI_LEN].copy_from_slice(&rq.mminfo().to_abi());
+            cap.max_recv_wr = rq_geo.depth();
+            reported = cap;
+            RecvQueue::Own(rq)
+        }
+    };
+    resp[MmInfo::ABI_LEN..].copy_from_slice(&sq.mminfo().to_abi());
+    udata.write_out(&resp)?;
     let mut swqe = KVec::new();
     swqe.resize(sq.elem_size(), 0, GFP_KERNEL)?;
     let mut rwqe = KVec::new();
@@ -384,6 +402,7 @@ pub(crate) fn create_qp(
             recv <- new_spinlock_bh!(RecvState {
                 consumer: 0,
                 wqe: rwqe,
+                held: false,
                 resp,
             }),
             flush <- new_work!("QpCore::flush"),
@@ -396,7 +415,7 @@ pub(crate) fn create_qp(
         GFP_KERNEL,
     )?;
     dev.qp_table().insert(num, core.clone())?;
-    req.set_cap(cap);
+    req.set_cap(reported);
     req.set_qp_num(num);
     // Last: the flow holds the QP until `destroy_qp`.
     core.tx.arm(dev, core.clone());

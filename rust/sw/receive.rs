@@ -109,12 +109,10 @@ pub(super) fn deliver(
         return Delivery::Flushed;
     }
     let mut rs = dest.recv.lock();
-    if rs.consumer == dest.rq.user_producer() {
+    if !dest.fetch_recv(&mut rs) {
         // No receive posted: dropped.
         return Delivery::NoBuffer;
     }
-    let consumer = rs.consumer;
-    dest.rq.read_slot(consumer, &mut rs.wqe);
     let Some(w) = RecvWqe::new(&rs.wqe) else {
         return Delivery::NoBuffer;
     };
@@ -122,8 +120,11 @@ pub(super) fn deliver(
     let status = match scatter(dev, guard, &dest, &w, &msg.grh, msg.payload) {
         Ok(()) => WcStatus::Success,
         // Too small a buffer: the message is dropped, the WQE kept
-        // (`rxe_resp.c:check_length`, for UD).
-        Err(Scatter::TooSmall) => return Delivery::NoBuffer,
+        // (`rxe_resp.c:check_length`, for UD: class D) ...
+        Err(Scatter::TooSmall) if !dest.rq.shared() => return Delivery::NoBuffer,
+        // ... but one taken off an SRQ completes in error, the QP stays
+        // (class E).
+        Err(Scatter::TooSmall) => WcStatus::RemInvReqErr,
         Err(Scatter::Failed) => WcStatus::LocQpOpErr,
     };
     let mut flags = WcFlags::from(WcFlag::Grh);
@@ -147,13 +148,12 @@ pub(super) fn deliver(
     } else {
         UserWc::error(w.wr_id(), status, dest.qpn)
     };
-    rs.consumer = dest.rq.next(consumer);
-    dest.rq.publish_consumer(rs.consumer);
+    dest.consume_recv(&mut rs);
     let posted = dest.recv_cq.post(&wc, msg.solicited);
     drop(rs);
-    // An error, or a full CQ (`rxe_resp.c:do_complete`): the QP goes to
-    // error and its receive queue is flushed, later.
-    if status != WcStatus::Success || posted == Err(CqFull) {
+    // A bad buffer, or a full CQ (`rxe_resp.c:do_complete`): the QP goes
+    // to error and its receive queue is flushed, later.
+    if status == WcStatus::LocQpOpErr || posted == Err(CqFull) {
         dest.attrs.lock().qp_state = QpState::Err;
         QpCore::flush_later(dest);
     }
@@ -338,7 +338,7 @@ fn scatter(
     payload: &[u8],
 ) -> core::result::Result<(), Scatter> {
     let n = w.num_sge();
-    if n > dest.cap.max_recv_sge {
+    if n > dest.recv_max_sge() {
         return Err(Scatter::Failed);
     }
     let total = GRH_LEN + payload.len();

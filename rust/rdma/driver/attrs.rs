@@ -112,6 +112,11 @@ pub(crate) struct DeviceAttrs {
     /// Whether RDMA atomics are atomic among the device's QPs
     /// (`atomic_cap` `IB_ATOMIC_HCA`; else `IB_ATOMIC_NONE`).
     pub(crate) atomic_hca: bool,
+    /// Most shared receive queues (`max_srq`; 0: none, and no
+    /// `IB_DEVICE_SRQ_RESIZE`), their depth and scatter/gather entries.
+    pub(crate) max_srq: u32,
+    pub(crate) max_srq_wr: u32,
+    pub(crate) max_srq_sge: u32,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

@@ -85,6 +85,7 @@ impl Driver for Example {
     type Cq = ();
     type Qp = ExampleQp;
     type Mr = ();
+    type Srq = ();
 
     const DRIVER_ID: u32 = bindings::rdma_driver_id_RDMA_DRIVER_UNKNOWN;
     const UVERBS_ABI_VER: u32 = 1;

@@ -39,6 +39,12 @@ use crate::{
             QpModify,
             QpQuery, //
         },
+        srq::{
+            SrqAttr,
+            SrqCreate,
+            SrqModify,
+            SrqNotifier, //
+        },
         udata::Udata, //
     },
 };
@@ -57,6 +63,8 @@ pub(crate) struct QpObjects<'a, T: Driver> {
     pub(crate) send_cq: Option<&'a T::Cq>,
     /// The receive CQ.
     pub(crate) recv_cq: Option<&'a T::Cq>,
+    /// The shared receive queue, if the QP takes its receives from one.
+    pub(crate) srq: Option<&'a T::Srq>,
 }
 
 /// An RDMA driver: the operations of its devices.
@@ -87,6 +95,8 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     type Cq: Send + Sync;
     /// Data of a queue pair.
     type Qp: Send + Sync;
+    /// Data of a shared receive queue.
+    type Srq: Send + Sync;
     /// Data of a memory region.
     type Mr: Send + Sync;
 
@@ -254,6 +264,35 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// `objs` are the data of the QP's PD and CQs (none of a driver's
     /// own type is missing: uverbs takes every handle from one file, so
     /// from one device).
+    /// Creates a shared receive queue on `pd` (`create_srq`); `notifier`
+    /// reports its limit event. Its destructor is [`Driver::destroy_srq`];
+    /// with it come `modify_srq` and `query_srq`.
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn create_srq(
+        _dev: &DriverDevice<Self>,
+        _req: &SrqCreate<'_>,
+        _pd: &Self::Pd,
+        _notifier: SrqNotifier,
+    ) -> impl PinInit<Self::Srq, Error> {
+        Err::<Self::Srq, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Changes the depth or the limit of a shared receive queue
+    /// (`modify_srq`).
+    fn modify_srq(_dev: &DriverDevice<Self>, _srq: &Self::Srq, _req: &SrqModify<'_>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// The attributes of a shared receive queue (`query_srq`).
+    fn query_srq(_dev: &DriverDevice<Self>, _srq: &Self::Srq) -> Result<SrqAttr> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Destroys a shared receive queue no QP uses any more (`destroy_srq`).
+    fn destroy_srq(_dev: &DriverDevice<Self>, _srq: &Self::Srq, _udata: Option<&Udata>) -> Result {
+        Ok(())
+    }
+
     #[expect(unreachable_code, reason = "a driver without it never calls it")]
     fn create_qp(
         _dev: &DriverDevice<Self>,

@@ -19,6 +19,8 @@
 //! - [`cq_ops`]: completion queues, also [`Object`]s; with them the mmap
 //!   operations of [`crate::rdma::mmap`];
 //! - [`qp_ops`]: queue pairs, also [`Object`]s;
+//! - [`srq_ops`]: shared receive queues, [`Object`]s like CQs (their rings
+//!   offered to the process, their event handler revocable);
 //! - [`mr_ops`]: memory regions, [`Object`]s that the trampolines allocate
 //!   and free themselves (ib_core leaves that to the driver).
 
@@ -27,6 +29,7 @@ mod device_ops;
 mod mr_ops;
 mod object_ops;
 mod qp_ops;
+mod srq_ops;
 
 use super::{device::DriverDevice, object::Object, ops::Driver, unsupported};
 use crate::{
@@ -219,13 +222,35 @@ impl<T: Driver> Vtable<T> {
         },
         // Kernel CQs only: userspace polls the ring itself.
         poll_cq: Some(unsupported::poll_cq),
-        mmap: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP {
+        mmap: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP || T::HAS_CREATE_SRQ {
             Some(mmap::mmap)
         } else {
             None
         },
-        mmap_free: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP {
+        mmap_free: if T::HAS_CREATE_CQ || T::HAS_CREATE_QP || T::HAS_CREATE_SRQ {
             Some(mmap::mmap_free)
+        } else {
+            None
+        },
+        // Userspace posts to the ring itself: no `post_srq_recv`, which
+        // disables uverbs' command for it.
+        create_srq: if T::HAS_CREATE_SRQ {
+            Some(Self::create_srq)
+        } else {
+            None
+        },
+        modify_srq: if T::HAS_CREATE_SRQ {
+            Some(Self::modify_srq)
+        } else {
+            None
+        },
+        query_srq: if T::HAS_CREATE_SRQ {
+            Some(Self::query_srq)
+        } else {
+            None
+        },
+        destroy_srq: if T::HAS_CREATE_SRQ {
+            Some(Self::destroy_srq)
         } else {
             None
         },
@@ -250,6 +275,11 @@ impl<T: Driver> Vtable<T> {
         size_ib_ucontext: size_of::<Object<bindings::ib_ucontext, T::Ucontext>>(),
         size_ib_xrcd: size_of::<Object<bindings::ib_xrcd, T::Xrcd>>(),
         size_ib_cq: size_of::<Object<bindings::ib_cq, cq_ops::CqObject<T::Cq>>>(),
+        size_ib_srq: if T::HAS_CREATE_SRQ {
+            size_of::<Object<bindings::ib_srq, srq_ops::SrqObject<T::Srq>>>()
+        } else {
+            0
+        },
         // Without `create_qp`, ib_core still allocates the QP before
         // calling the (failing) driver: ib_core's size then.
         size_ib_qp: if T::HAS_CREATE_QP {

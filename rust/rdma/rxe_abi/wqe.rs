@@ -68,6 +68,7 @@ mod wqe_layout {
     pub(super) const SEND_SGE: usize = SEND_DMA + size_of::<rxe_dma_info>();
     pub(super) const RECV_WR_ID: usize = offset_of!(rxe_recv_wqe, wr_id);
     const RECV_DMA: usize = offset_of!(rxe_recv_wqe, dma);
+    pub(super) const RECV_RESID: usize = RECV_DMA + offset_of!(rxe_dma_info, resid);
     pub(super) const RECV_NUM_SGE: usize = RECV_DMA + offset_of!(rxe_dma_info, num_sge);
     pub(super) const RECV_SGE: usize = RECV_DMA + size_of::<rxe_dma_info>();
     pub(super) const SGE_ADDR: usize = offset_of!(rxe_sge, addr);
@@ -79,7 +80,7 @@ mod wqe_layout {
     const _: () = assert!(OPCODE == 12 && REMOTE_QPN == 24 && AH_NUM == 36);
     const _: () = assert!(REMOTE_ADDR == 24 && RKEY == 32);
     const _: () = assert!(SEND_LENGTH == 184 && SEND_NUM_SGE == 196 && SEND_SGE == 208);
-    const _: () = assert!(RECV_NUM_SGE == 28 && RECV_SGE == 40 && SGE == 16);
+    const _: () = assert!(RECV_RESID == 20 && RECV_NUM_SGE == 28 && RECV_SGE == 40 && SGE == 16);
 }
 
 /// The `u32` at `off` of `b`, or 0 past its end.
@@ -213,6 +214,12 @@ impl<'a> RecvWqe<'a> {
 
     pub(crate) fn num_sge(&self) -> u32 {
         u32_at(self.0, wqe_layout::RECV_NUM_SGE)
+    }
+
+    /// The bytes the work request takes, as its poster says (`dma.resid`:
+    /// rdma-core's provider writes the sum of the SGEs' lengths).
+    pub(crate) fn resid(&self) -> u32 {
+        u32_at(self.0, wqe_layout::RECV_RESID)
     }
 
     /// SGE `i`, `None` past the slot.

@@ -113,6 +113,8 @@ pub(crate) struct Resources {
     pub(in crate::sw) qps: Ids,
     #[pin]
     pub(in crate::sw) mrs: Ids,
+    #[pin]
+    pub(in crate::sw) srqs: Ids,
     /// The number of the next PD.
     pub(in crate::sw) pd_ids: Atomic<u64>,
     #[pin]
@@ -135,6 +137,7 @@ impl Resources {
             cqs: Counter::new(cq::MAX_CQ),
             qps <- qp::qp_numbers(),
             mrs <- mr::mr_indexes(),
+            srqs <- srq::srq_numbers(),
             pd_ids: Atomic::new(0),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
@@ -153,7 +156,8 @@ impl Writer for Resources {
         writeln!(f, "xrcd {} max {}", self.xrcds.live(), self.xrcds.max)?;
         writeln!(f, "cq {} max {}", self.cqs.live(), self.cqs.max)?;
         writeln!(f, "qp {} max {}", self.qps.live(), self.qps.limit())?;
-        writeln!(f, "mr {} max {}", self.mrs.live(), self.mrs.limit())
+        writeln!(f, "mr {} max {}", self.mrs.live(), self.mrs.limit())?;
+        writeln!(f, "srq {} max {}", self.srqs.live(), self.srqs.limit())
     }
 }
 
@@ -346,6 +350,11 @@ impl SwDevice {
     /// The QP numbers.
     pub(crate) fn qps(&self) -> &Ids {
         &self.res.qps
+    }
+
+    /// The SRQ numbers.
+    pub(crate) fn srqs(&self) -> &Ids {
+        &self.res.srqs
     }
 
     /// The MR indexes.

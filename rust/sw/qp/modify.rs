@@ -157,7 +157,11 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
             let comp = r.comp;
             r.reset(comp);
             r.set_psn(a.sq_psn);
-            qp.recv.lock().resp.reset(a.rq_psn);
+            let mut rs = qp.recv.lock();
+            rs.resp.reset(a.rq_psn);
+            // A work request taken off an SRQ for a message begun is
+            // dropped with the message, as soft-RoCE's copy.
+            rs.held = false;
         }
         if m.contains(QpAttr::SqPsn) {
             r.set_psn(given.sq_psn);

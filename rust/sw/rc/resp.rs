@@ -224,7 +224,9 @@ fn refused(
         Fault::Access => (AETH_NAK_REM_ACC_ERR, WcStatus::RemAccessErr),
         Fault::Malformed => (AETH_NAK_REM_OP_ERR, WcStatus::LocQpOpErr),
     };
-    if let Some(InMsg { write: None, .. }) = rs.resp.in_msg.take() {
+    // A SEND begun, or a work request taken off an SRQ (for a WRITE's
+    // immediate data), completes in error (class C).
+    if matches!(rs.resp.in_msg.take(), Some(InMsg { write: None, .. })) || rs.held {
         complete_error(qp, rs, status);
     }
     let nak = Answer::Ack { syndrome, psn, msn };
@@ -311,7 +313,9 @@ pub(super) fn take(
     // A receive work request for a SEND's first packet and for the packet
     // with a WRITE's immediate data (`RXE_RWR_MASK`), else not ready.
     let needs_wqe = (!write && start) || (write && pkt.imm.is_some());
-    if needs_wqe && rs.consumer == qp.rq.user_producer() {
+    // Copied out once: the ring is userspace's (an SRQ's is taken now,
+    // `get_srq_wqe`).
+    if needs_wqe && !qp.fetch_recv(rs) {
         return Err(Fault::NotReady);
     }
     if start {
@@ -335,11 +339,6 @@ pub(super) fn take(
         written: 0,
         write: None,
     });
-    if needs_wqe {
-        // Copied out once: the ring is userspace's.
-        let consumer = rs.consumer;
-        qp.rq.read_slot(consumer, &mut rs.wqe);
-    }
     // CAST: At most 4096.
     let total = m.written.saturating_add(len as u32);
     let placed =
@@ -358,9 +357,12 @@ pub(super) fn take(
                         .map_err(|()| Fault::Access)
                 }
             }
-            // Too long for the buffer (`RESPST_ERR_LENGTH`) or a bad buffer
-            // (`RESPST_ERR_MALFORMED_WQE`).
+            // More than the work request's length (`copy_data`'s EINVAL:
+            // `RESPST_ERR_MALFORMED_WQE`, class A) or a bad buffer; past
+            // its SGEs within its length (`copy_data`'s ENOSPC:
+            // `RESPST_ERR_LENGTH`).
             None => match RecvWqe::new(&rs.wqe) {
+                Some(w) if total > w.resid() => Err(Fault::Malformed),
                 // CAST: `written` is below 2^31.
                 Some(w) => scatter_at(dev, guard, qp, &w, m.written as usize, pkt.payload).map_err(
                     |status| match status {
@@ -403,8 +405,7 @@ pub(super) fn take(
                 wc_flags: flags,
                 port_num: PORT,
             };
-            rs.consumer = qp.rq.next(rs.consumer);
-            qp.rq.publish_consumer(rs.consumer);
+            qp.consume_recv(rs);
             failed = qp.recv_cq.post(&wc, pkt.solicited) == Err(CqFull);
         }
     } else {
@@ -449,10 +450,9 @@ pub(super) fn fail_receive(qp: &QpCore, rs: &mut RecvState) {
 }
 
 /// The receive work request in `rs` completes with `status`.
-fn complete_error(qp: &QpCore, rs: &mut RecvState, status: WcStatus) {
+pub(super) fn complete_error(qp: &QpCore, rs: &mut RecvState, status: WcStatus) {
     let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
-    rs.consumer = qp.rq.next(rs.consumer);
-    qp.rq.publish_consumer(rs.consumer);
+    qp.consume_recv(rs);
     let _ = qp
         .recv_cq
         .post(&UserWc::error(wr_id, status, qp.qpn), false);
@@ -470,7 +470,7 @@ fn scatter_at(
     payload: &[u8],
 ) -> core::result::Result<(), WcStatus> {
     let n = w.num_sge();
-    if n > qp.cap.max_recv_sge {
+    if n > qp.recv_max_sge() {
         return Err(WcStatus::LocQpOpErr);
     }
     crate::sw::sge::scatter(dev, guard, qp.pd, n, |i| w.sge(i), off, payload)

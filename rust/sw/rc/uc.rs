@@ -17,6 +17,7 @@ use crate::rdma::{
         QpAttrs,
         QpState, //
     },
+    wc::WcStatus,
 };
 use crate::sw::{
     device::Rv,
@@ -69,8 +70,16 @@ pub(crate) fn request(
                 (dropped, true)
             }
             // Classes D and E: the message is dropped, its receive work
-            // request (if one was begun) kept for the next.
-            Err(_) => {
+            // request (if one was begun) kept for the next; one taken off
+            // an SRQ completes in error (`rxe_resp.c`, UC with an SRQ).
+            Err(fault) => {
+                if rs.held {
+                    let status = match fault {
+                        Fault::Access => WcStatus::RemAccessErr,
+                        _ => WcStatus::RemInvReqErr,
+                    };
+                    resp::complete_error(&qp, &mut rs, status);
+                }
                 rs.resp.dropping = true;
                 rs.resp.in_msg = None;
                 return dropped;

@@ -76,6 +76,13 @@ impl<T: Driver> Vtable<T> {
             if a.atomic_hca {
                 attr.atomic_cap = bindings::ib_atomic_cap_IB_ATOMIC_HCA;
             }
+            attr.max_srq = a.max_srq.try_into()?;
+            attr.max_srq_wr = a.max_srq_wr.try_into()?;
+            attr.max_srq_sge = a.max_srq_sge.try_into()?;
+            if a.max_srq != 0 {
+                // CAST: A flag of the 64-bit mask.
+                attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_SRQ_RESIZE as u64;
+            }
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;

@@ -8,6 +8,7 @@ use super::{
     cq_ops::cq_data,
     dev,
     opt_udata,
+    srq_ops::srq_data,
     Vtable, //
 };
 use crate::{
@@ -86,14 +87,16 @@ impl<T: Driver> Vtable<T> {
                 QpCreate::from_raw(qp, init, udata, &offers),
             )
         };
-        // SAFETY: ib_core set the PD and CQs it holds for the QP (and
+        // SAFETY: ib_core set the PD, CQs and SRQ it holds for the QP (and
         // counts their uses), of this device, so of this table, live with
-        // initialised data for the call.
+        // initialised data for the call (an SRQ only where the table has
+        // `create_srq`, which made it).
         let objs = unsafe {
             QpObjects {
                 pd: (*qp).pd.as_mut().map(|pd| Object::<_, T::Pd>::data(pd)),
                 send_cq: (*qp).send_cq.as_mut().map(|cq| cq_data::<T>(cq)),
                 recv_cq: (*qp).recv_cq.as_mut().map(|cq| cq_data::<T>(cq)),
+                srq: (*qp).srq.as_mut().map(|srq| srq_data::<T>(srq)),
             }
         };
         let made_offers = &offers;

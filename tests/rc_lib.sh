@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared by the tests of connected QPs on rv0 (rv0_rc.sh, rv0_srq.sh).
+# Sourced after lib.sh, never run; the test sets NS (lib.sh), TMP (a
+# directory of its own), DBG (rverbs' debugfs) and PORT (the first TCP port
+# to use, less one).
+#   wait_gid DEV ADDR        the index of DEV's RoCE v2 GID of ADDR
+#   pingpong SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET SIZE ITERS [ARGS...]
+#                            ibv_rc_pingpong (or $PP) between two devices
+#   uc_pingpong, srq_pingpong  the same with ibv_uc_pingpong, ibv_srq_pingpong
+#   script PY ARGS...        a test script, its lines as comments
+
+# wait_gid DEV ADDR - the index of DEV's RoCE v2 GID of ADDR, once it is
+# there (up to 10 s).
+wait_gid() {
+	local i g
+	for ((i = 0; i < 100; i++)); do
+		g=$(gid_index "$1" "$2")
+		[ -n "$g" ] && echo "$g" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pingpong SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET SIZE ITERS [ARGS...]
+# - ibv_rc_pingpong's (or $PP's) server on SRV_DEV (in netns SRV_NS, "-"
+# for the initial one) and its client on CLI_DEV in the other; both must
+# finish.
+pingpong() {
+	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv rc i
+	shift 8
+	local -a sx=() cx=()
+	if [ "$sns" = - ]; then cx=(ip netns exec "$NS"); else sx=(ip netns exec "$sns"); fi
+	[ "$target" = 127.0.0.1 ] && cx=()
+	PORT=$((PORT + 1))
+	local pp=${PP:-ibv_rc_pingpong}
+	"${sx[@]}" timeout 60 $pp -d "$sdev" -g "$sgid" -s "$size" -n "$n" \
+		-p $PORT "$@" >"$TMP/srv" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 50; i++)); do
+		"${cx[@]}" timeout 60 $pp -d "$cdev" -g "$cgid" -s "$size" -n "$n" \
+			-p $PORT "$@" "$target" >"$TMP/cli" 2>&1
+		rc=$?
+		grep -q "Couldn't connect" "$TMP/cli" || break
+		sleep 0.1
+	done
+	wait $srv || rc=1
+	if [ "$rc" != 0 ] || ! grep -q "$n iters" "$TMP/cli" || ! grep -q "$n iters" "$TMP/srv"; then
+		sed 's/^/# server: /' "$TMP/srv"
+		sed 's/^/# client: /' "$TMP/cli"
+		for d in rv0 rv1; do
+			[ -e "$DBG/$d/wire" ] && awk -v d=$d '$2 != 0 { print "# " d ": " $0 }' "$DBG/$d/wire"
+		done
+		return 1
+	fi
+}
+
+# uc_pingpong ARGS... - pingpong with ibv_uc_pingpong.
+uc_pingpong() { PP=ibv_uc_pingpong pingpong "$@"; }
+
+# srq_pingpong ARGS... - pingpong with ibv_srq_pingpong (16 RC QPs on an
+# SRQ each end).
+srq_pingpong() { PP=ibv_srq_pingpong pingpong "$@"; }
+
+# script PY ARGS... - the test script PY with ARGS (up to 120 s), its lines
+# as comments; its exit status.
+script() {
+	local out rc
+	out=$(timeout 120 python3 "$@" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	return $rc
+}
