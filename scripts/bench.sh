@@ -405,7 +405,7 @@ while IFS='|' read -r name args field faster; do
 done <<<"$MANY_CASES"
 echo "(rv faster: rxe's time over rv's, or rv's rate over rxe's; above 1.00x rv is faster)"
 
-# RC (issue 29: SENDs, RDMA WRITEs and READs so far): perftest between rxe0 and rxe1 and between
+# RC (issue 29): perftest between rxe0 and rxe1 and between
 # rvd0 and rvd1, the same pairs of namespaces, rounds taking turns.
 # perf_run TOOL DEV PEER IP PIP ARGS... - one run, server PEER in $NS,
 # client DEV here; prints perftest's result line.
@@ -441,28 +441,45 @@ SEND latency, 64 B, typical (ns)|ib_send_lat|-s 64 -n 5000|5|lower|1000
 WRITE bandwidth, 64 KiB (MB/s)|ib_write_bw|-s 65536 -D $MANY_SECS|4|higher|1
 WRITE latency, 64 B, typical (ns)|ib_write_lat|-s 64 -n 5000|5|lower|1000
 READ bandwidth, 64 KiB (MB/s)|ib_read_bw|-s 65536 -D $MANY_SECS|4|higher|1
-READ latency, 64 B, typical (ns)|ib_read_lat|-s 64 -n 5000|5|lower|1000"
-printf '\n%-44s %12s %12s %8s\n' "RC (perftest), median of $ROUNDS x $MANY_SECS s" "rxe" "rv" \
-	"rv faster"
-while IFS='|' read -r name tool args field faster scale; do
-	x=()
-	v=()
-	for ((i = 0; i < ROUNDS; i++)); do
-		# shellcheck disable=SC2086 # the arguments of the case
-		read -ra m <<<"$(perf_run "$tool" rxe0 rxe1 192.0.2.1 192.0.2.2 $args)"
-		x+=("$(awk -v v="${m[field - 1]}" -v k="$scale" 'BEGIN { printf "%d", v * k }')")
-		# shellcheck disable=SC2086
-		read -ra m <<<"$(perf_run "$tool" rvd0 rvd1 198.18.3.1 198.18.3.2 $args)"
-		v+=("$(awk -v v="${m[field - 1]}" -v k="$scale" 'BEGIN { printf "%d", v * k }')")
-	done
-	xm=$(printf '%s\n' "${x[@]}" | median)
-	vm=$(printf '%s\n' "${v[@]}" | median)
-	if [ "$faster" = lower ]; then
-		printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$xm" "$vm")"
-	else
-		printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$vm" "$xm")"
-	fi
-done <<<"$PERF_CASES"
+READ latency, 64 B, typical (ns)|ib_read_lat|-s 64 -n 5000|5|lower|1000
+fetch-and-add rate (op/s)|ib_atomic_bw|-D $MANY_SECS|5|higher|1000000"
+# perf_table TITLE CASES - PERF_CASES' rows for CASES, rxe against rv.
+perf_table() {
+	local name tool args field faster scale x v xm vm i m
+	printf '\n%-44s %12s %12s %8s\n' "$1" "rxe" "rv" "rv faster"
+	while IFS='|' read -r name tool args field faster scale; do
+		x=()
+		v=()
+		for ((i = 0; i < ROUNDS; i++)); do
+			# shellcheck disable=SC2086 # the arguments of the case
+			read -ra m <<<"$(perf_run "$tool" rxe0 rxe1 192.0.2.1 192.0.2.2 $args)"
+			x+=("$(awk -v v="${m[field - 1]}" -v k="$scale" 'BEGIN { printf "%d", v * k }')")
+			# shellcheck disable=SC2086
+			read -ra m <<<"$(perf_run "$tool" rvd0 rvd1 198.18.3.1 198.18.3.2 $args)"
+			v+=("$(awk -v v="${m[field - 1]}" -v k="$scale" 'BEGIN { printf "%d", v * k }')")
+		done
+		xm=$(printf '%s\n' "${x[@]}" | median)
+		vm=$(printf '%s\n' "${v[@]}" | median)
+		if [ "$faster" = lower ]; then
+			printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$xm" "$vm")"
+		else
+			printf '%-44s %12d %12d %8s\n' "$name" "$xm" "$vm" "$(ratio "$vm" "$xm")"
+		fi
+	done <<<"$2"
+}
+
+perf_table "RC (perftest), median of $ROUNDS x $MANY_SECS s" "$PERF_CASES"
+
+# Goodput under 1 % loss (netem on both veths of each pair, both ways):
+# what arrives while RC's NAKs and retransmissions recover the rest.
+LOSS_CASES="SEND goodput, 64 KiB, 1 % loss (MB/s)|ib_send_bw|-s 65536 -D $MANY_SECS|4|higher|1
+WRITE goodput, 64 KiB, 1 % loss (MB/s)|ib_write_bw|-s 65536 -D $MANY_SECS|4|higher|1"
+modprobe sch_netem || { echo "bench: no netem" >&2; exit 1; }
+for d in veth0 vethd0; do tc qdisc add dev $d root netem loss 1%; done
+for d in veth1 vethd1; do ip netns exec $NS tc qdisc add dev $d root netem loss 1%; done
+perf_table "RC under 1 % loss, median of $ROUNDS x $MANY_SECS s" "$LOSS_CASES"
+for d in veth0 vethd0; do tc qdisc del dev $d root; done
+for d in veth1 vethd1; do ip netns exec $NS tc qdisc del dev $d root; done
 
 # What the receive hook costs other traffic (issue 28): plain UDP and TCP
 # to a socket in namespace $NS over a veth pair of their own (vethu0 here,

@@ -9,7 +9,7 @@
 # another rv device (rv1), both directions, IPv4 and IPv6 GIDs, 1 byte and
 # 4 MTUs; and srq_cases.py case by case (creation errors and rounding,
 # limits, resizes, RC, UC and UD QPs on SRQs, messages that do not fit,
-# on SRQs and in QPs' own queues, the limit event), once with the SRQ on rv0 and once with it
+# on SRQs and in QPs' own queues, the limit event, the last WQE event), once with the SRQ on rv0 and once with it
 # on the peer: the same outcome each time (against rxe1: soft-RoCE's).
 
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +24,7 @@ DBG=/sys/kernel/debug/rverbs
 PORT=18900
 SRQ=$(dirname "$0")/srq_cases.py
 SRQ_CASES="create_errors create_rounding limit_errors resize_posted rc_two_qps ud ud_too_small
-	uc_too_long rc_too_long uc_too_long_rq rc_too_long_rq limit_event"
+	uc_too_long rc_too_long uc_too_long_rq rc_too_long_rq limit_event last_wqe"
 TMP=$(mktemp -d /tmp/rv0_srq.XXXXXX)
 
 cleanup() {

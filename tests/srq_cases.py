@@ -27,6 +27,8 @@ rc_too_long       an RC SEND too long: the receiver's and sender's statuses
 uc_too_long_rq, rc_too_long_rq  the same with the QP's own receive queue
 limit_event       10 posted, limit 7, 4 received: IBV_EVENT_SRQ_LIMIT_REACHED,
                   the limit disarmed (0)
+last_wqe          an RC QP on an SRQ moved to the error state: the events
+                  within a second (IBV_EVENT_QP_LAST_WQE_REACHED)
 """
 
 import os
@@ -34,7 +36,8 @@ import select
 import sys
 
 from pyverbs.addr import AH, AHAttr, GlobalRoute
-from pyverbs.libibverbs_enums import (ibv_qp_type, ibv_srq_attr_mask, ibv_wc_status)
+from pyverbs.libibverbs_enums import (ibv_qp_state, ibv_qp_type, ibv_srq_attr_mask,
+                                      ibv_wc_status)
 from pyverbs.pyverbs_error import PyverbsError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
@@ -286,8 +289,30 @@ def limit_event(argv):
         len(e.loc_events) == 1 and armed == 7 and event == 15 and after == 0
 
 
+def events(e, secs):
+    """The async events of DEV's context within secs of the last one."""
+    got = []
+    while select.select(list(e.loc_events), [], [], secs)[0]:
+        ev = e.loc.ctx.get_async_event()
+        got.append(ev.event_type)
+        ev.ack()
+    return got
+
+
+def last_wqe(argv):
+    e = Ends(argv)
+    srq = e.srq()
+    q, p = e.pair(srq)
+    e.post(srq, 1, length=64)
+    a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_ERR)
+    q.modify(a, rc_common.M.IBV_QP_STATE)
+    got = events(e, 1)
+    return "events %s" % " ".join(map(str, got)), len(e.loc_events) == 1 and 16 in got
+
+
 CASES = (create_errors, create_rounding, limit_errors, resize_posted, rc_two_qps, ud,
-         ud_too_small, uc_too_long, rc_too_long, uc_too_long_rq, rc_too_long_rq, limit_event)
+         ud_too_small, uc_too_long, rc_too_long, uc_too_long_rq, rc_too_long_rq, limit_event,
+         last_wqe)
 
 
 def main(argv):

@@ -26,9 +26,13 @@ use super::{
 };
 use crate::bindings;
 use core::cell::Cell;
-use kernel::prelude::*;
+use kernel::{
+    prelude::*,
+    sync::Arc, //
+};
 
 mod attrs;
+mod events;
 mod query;
 pub(crate) use attrs::{
     PathMtu,
@@ -39,6 +43,10 @@ pub(crate) use attrs::{
     QpCap,
     QpState,
     QpType, //
+};
+pub(crate) use events::{
+    QpHandlers,
+    QpNotifier, //
 };
 pub(crate) use query::QpQuery;
 
@@ -54,12 +62,13 @@ pub(crate) use query::QpQuery;
 /// kernel caller) or the `driver_udata` of the verb's attribute bundle,
 /// which has the verb's ucontext; all valid while this value lives.
 /// `offers` are dropped before the ucontext is deallocated (with the QP, or
-/// when its creation fails).
+/// when its creation fails). `handlers` are `qp`'s.
 pub(crate) struct QpCreate<'a> {
     qp: *mut bindings::ib_qp,
     init: *mut bindings::ib_qp_init_attr,
     udata: Option<&'a Udata>,
     offers: &'a Cell<Offers>,
+    handlers: &'a Arc<QpHandlers>,
 }
 
 impl<'a> QpCreate<'a> {
@@ -72,6 +81,7 @@ impl<'a> QpCreate<'a> {
         init: *mut bindings::ib_qp_init_attr,
         udata: *mut bindings::ib_udata,
         offers: &'a Cell<Offers>,
+        handlers: &'a Arc<QpHandlers>,
     ) -> Self {
         // INVARIANT: The caller's promise.
         Self {
@@ -80,7 +90,14 @@ impl<'a> QpCreate<'a> {
             // SAFETY: Null or valid for `'a` (the caller's promise).
             udata: unsafe { Udata::from_raw_opt(udata) },
             offers,
+            handlers,
         }
+    }
+
+    /// The QP's event handler, for the driver to keep where its data path
+    /// reports events; revoked when the QP is destroyed.
+    pub(crate) fn notifier(&self) -> QpNotifier {
+        QpNotifier::new(self.handlers)
     }
 
     fn init(&self) -> &bindings::ib_qp_init_attr {

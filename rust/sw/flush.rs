@@ -37,13 +37,15 @@ const FLUSH_BATCH: u32 = 64;
 /// offered between them. It stops early when the QP has left the error
 /// state. Process context (the softirq has it done by a work item,
 /// [`QpCore::flush_later`]). A QP on an SRQ has nothing of its own to
-/// flush: what is posted there stays for the SRQ's other QPs, and the
-/// work request it took for a message not completed is dropped, as
-/// soft-RoCE drops its copy.
+/// flush: what is posted there stays for the SRQ's other QPs, the work
+/// request it took for a message not completed is dropped, as soft-RoCE
+/// drops its copy, and its owner hears `IB_EVENT_QP_LAST_WQE_REACHED`
+/// (`rxe_resp.c:flush_recv_queue`, at each run of a responder in error).
 pub(crate) fn flush_recv(qp: &QpCore) {
     let RecvQueue::Own(rq) = &qp.rq else {
         if qp.state() == QpState::Err {
             qp.recv.lock().held = false;
+            qp.events.last_wqe_reached();
         }
         return;
     };

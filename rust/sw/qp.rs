@@ -40,6 +40,7 @@ use crate::{
             QpAttrs,
             QpCap,
             QpCreate,
+            QpNotifier,
             QpQuery,
             QpState,
             QpType, //
@@ -199,6 +200,8 @@ pub(crate) struct QpCore {
     rnr_timer: DelayedWork<QpCore, 2>,
     /// Its packets in flight, and what resumes its sending.
     pub(crate) tx: Arc<TxFlow>,
+    /// Its owner's event handler (`IB_EVENT_QP_LAST_WQE_REACHED`).
+    pub(crate) events: QpNotifier,
     /// What a packet for the QP enters to be delivered (or to queue its
     /// flush); `destroy_qp` closes it: nothing completes on it after.
     #[pin]
@@ -379,6 +382,8 @@ pub(crate) fn create_qp(
         ReqState::new(0, 0)?
     };
     let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
+    // Taken here: inside the initialiser `req` names the requester's field.
+    let events = req.notifier();
     let core = Arc::pin_init(
         pin_init!(QpCore {
             qpn: num,
@@ -410,6 +415,7 @@ pub(crate) fn create_qp(
             retry_timer <- new_delayed_work!("QpCore::retry_timer"),
             rnr_timer <- new_delayed_work!("QpCore::rnr_timer"),
             tx,
+            events,
             gate <- Gate::new(),
         }),
         GFP_KERNEL,

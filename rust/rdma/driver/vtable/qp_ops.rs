@@ -27,6 +27,7 @@ use crate::{
         mmap::Offers,
         qp::{
             QpCreate,
+            QpHandlers,
             QpModify,
             QpQuery, //
         },
@@ -36,17 +37,20 @@ use core::cell::Cell;
 use kernel::{
     error::from_result,
     ffi::c_int,
-    prelude::*, //
+    prelude::*,
+    sync::Arc, //
 };
 
 /// What follows ib_core's `ib_qp` in a QP of the driver: the driver's
 /// data, then the rings offered to the process, withdrawn when the QP goes
-/// (after the data is dropped).
+/// (after the data is dropped), and the handlers the driver's notifiers
+/// call, which this layer revokes when the QP goes.
 #[pin_data]
 pub(in crate::rdma::driver) struct QpObject<D> {
     #[pin]
     data: D,
     offers: Offers,
+    handlers: Arc<QpHandlers>,
 }
 
 /// The driver's data of a QP of its table.
@@ -77,6 +81,13 @@ impl<T: Driver> Vtable<T> {
         init: *mut bindings::ib_qp_init_attr,
         udata: *mut bindings::ib_udata,
     ) -> c_int {
+        // SAFETY: The QP being created, its handler set (the caller's
+        // promise); revoked below if it is not made, after `destroy_qp`
+        // otherwise.
+        let handlers = match unsafe { QpHandlers::new(qp) } {
+            Ok(handlers) => handlers,
+            Err(e) => return e.to_errno(),
+        };
         // What the driver offers; dropped here if the QP is not made.
         let offers = Cell::new(Offers::new());
         // SAFETY: The caller's promise; the offers go with the QP or at the
@@ -84,7 +95,7 @@ impl<T: Driver> Vtable<T> {
         let (dev, req) = unsafe {
             (
                 dev::<T>((*qp).device),
-                QpCreate::from_raw(qp, init, udata, &offers),
+                QpCreate::from_raw(qp, init, udata, &offers, &handlers),
             )
         };
         // SAFETY: ib_core set the PD, CQs and SRQ it holds for the QP (and
@@ -102,12 +113,19 @@ impl<T: Driver> Vtable<T> {
         let made_offers = &offers;
         // The fields in this order: the driver's data is made (and offers
         // its rings) before the offers are moved into the QP.
+        let kept = handlers.clone();
         let init = try_pin_init!(QpObject::<T::Qp> {
             data <- T::create_qp(dev, &req, objs),
             offers: made_offers.take(),
+            handlers: kept,
         }? Error);
         // SAFETY: A fresh object of the driver's size, as `Object` needs.
-        from_result(|| unsafe { Object::init(qp, init) }.map(|()| 0))
+        let made = unsafe { Object::init(qp, init) };
+        if made.is_err() {
+            // A notifier the driver kept calls nothing: the QP is freed.
+            handlers.revoke();
+        }
+        from_result(|| made.map(|()| 0))
     }
 
     /// `ib_device_ops.post_send`.
@@ -246,9 +264,16 @@ impl<T: Driver> Vtable<T> {
     ) -> c_int {
         // SAFETY: The QP is live with initialised data (the caller's
         // promise), on a `DriverDevice<T>`.
-        let (dev, data, udata) =
-            unsafe { (dev::<T>((*qp).device), qp_data::<T>(qp), opt_udata(udata)) };
-        T::destroy_qp(dev, data, udata);
+        let (dev, obj, udata) = unsafe {
+            (
+                dev::<T>((*qp).device),
+                Object::<_, QpObject<T::Qp>>::data(qp),
+                opt_udata(udata),
+            )
+        };
+        T::destroy_qp(dev, &obj.data, udata);
+        // The driver's notifiers call nothing from now on.
+        obj.handlers.revoke();
         // SAFETY: Destroyed: ib_core frees the object next.
         unsafe { Object::<_, QpObject<T::Qp>>::drop_data(qp) };
         0
