@@ -135,9 +135,19 @@ nothing_left() {
 }
 
 no_drops() {
-	local k v bad=0
+	local k v bad=0 retransmitted
+	retransmitted=$(awk '$1 == "rc_retransmit" { print $2 }' $DBG/rv0/wire)
 	while read -r k v _; do
-		[[ $k == drop_* ]] && [ "$v" != 0 ] && bad=1
+		[[ $k == drop_* ]] && [ "$v" != 0 ] || continue
+		# What RC's own recovery drops, once it sent packets again (an
+		# acknowledgement slower than the QPs' 67 ms timeout: the debug
+		# kernel's round trip under this load reached a second in w17):
+		# the duplicates' acknowledgements again, a request past a gap.
+		if [ "${retransmitted:-0}" -gt 0 ] && [[ $k == drop_rc_stale || $k == drop_rc_sequence ]]; then
+			ktap_print_msg "$k $v, after $retransmitted packets sent again (RC's recovery)"
+			continue
+		fi
+		bad=1
 	done <$DBG/rv0/wire
 	[ $bad = 0 ] && return 0
 	prefixed "# wire: " $DBG/rv0/wire
