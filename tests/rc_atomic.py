@@ -165,15 +165,7 @@ def run(case, argv):
 
 
 def main(argv):
-    if len(argv) != 6 or argv[1] not in CASES + ("all",):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    failed = 0
-    for case in CASES if argv[1] == "all" else (argv[1],):
-        ok = run(case, argv)
-        print("%s %s" % ("ok" if ok else "not ok", case), flush=True)
-        failed += not ok
-    return 0 if failed == 0 else 1
+    return rc_common.run_cases(CASES, run, argv, __doc__)
 
 
 if __name__ == "__main__":

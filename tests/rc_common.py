@@ -5,6 +5,7 @@ rc_hostile.py, rc_loss.py, uc_loss.py, srq_cases.py): a device end
 (path MTU 1024, PSNs 0, the peer's GID as a global route) and polling with
 a deadline, through pyverbs."""
 
+import sys
 import time
 
 from pyverbs.addr import AHAttr, GlobalRoute
@@ -99,3 +100,41 @@ class End:
 def state(qp):
     """The state of `qp`."""
     return qp.query(M.IBV_QP_STATE)[0].qp_state
+
+
+def run_cases(cases, run, argv, doc):
+    """The scripts' main with cases: `run(case, argv)` for the case argv[1]
+    names, or for each of `cases` with "all" (in one process: Python starts
+    slowly on the debug kernel), each followed by "ok CASE" or "not ok
+    CASE"; the exit status (2 with the usage of `doc`)."""
+    if len(argv) != 6 or argv[1] not in tuple(cases) + ("all",):
+        print(doc.split("\n\n")[1], file=sys.stderr)
+        return 2
+    failed = 0
+    for case in cases if argv[1] == "all" else (argv[1],):
+        ok = run(case, argv)
+        print("%s %s" % ("ok" if ok else "not ok", case), flush=True)
+        failed += not ok
+    return 0 if failed == 0 else 1
+
+
+def run_ways(one_way, argv, count, doc):
+    """The loss scripts' main: `one_way(way, count)` from SEND_DEV to
+    RECV_DEV (way: the two devices and their GID indexes), and back with
+    "both", each followed by "ok A -> B" or "not ok A -> B"; COUNT from the
+    command line or `count`; the exit status (2 with the usage of `doc`)."""
+    both = len(argv) > 1 and argv[1] == "both"
+    args = argv[2:] if both else argv[1:]
+    if len(args) not in (4, 5):
+        print(doc.split("\n\n")[1], file=sys.stderr)
+        return 2
+    count = int(args[4]) if len(args) == 5 else count
+    ways = [args[:4]]
+    if both:
+        ways.append(args[2:4] + args[:2])
+    failed = 0
+    for way in ways:
+        ok = one_way(way, count)
+        print("%s %s -> %s" % ("ok" if ok else "not ok", way[0], way[2]), flush=True)
+        failed += not ok
+    return 0 if failed == 0 else 1

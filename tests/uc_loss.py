@@ -98,23 +98,9 @@ def one_way(way, count):
     return ok
 
 
-
 def main(argv):
-    both = len(argv) > 1 and argv[1] == "both"
-    args = argv[2:] if both else argv[1:]
-    if len(args) not in (4, 5):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    count = int(args[4]) if len(args) == 5 else 200
-    ways = [args[:4]]
-    if both:
-        ways.append(args[2:4] + args[:2])
-    failed = 0
-    for way in ways:
-        ok = one_way(way, count)
-        print("%s %s -> %s" % ("ok" if ok else "not ok", way[0], way[2]), flush=True)
-        failed += not ok
-    return 0 if failed == 0 else 1
+    return rc_common.run_ways(one_way, argv, 200, __doc__)
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
