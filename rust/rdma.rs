@@ -27,6 +27,7 @@ pub(crate) mod gid_cache;
 pub(crate) mod link;
 pub(crate) mod mmap;
 pub(crate) mod mr;
+pub(crate) mod mw;
 pub(crate) mod pd;
 pub(crate) mod qp;
 pub(crate) mod rxe_abi;

@@ -35,6 +35,7 @@ pub(crate) mod flush;
 pub(crate) mod ids;
 pub(crate) mod link;
 pub(crate) mod mr;
+pub(crate) mod mw;
 pub(crate) mod port;
 pub(crate) mod qp;
 pub(crate) mod rc;

@@ -25,6 +25,8 @@
  *                                                          number, ring, mmap entry, response)
  *     mr DEV                    REG_MR                    (4 pages: ib_core, the driver;
  *                                                          none may stay pinned)
+ *     mw DEV                    ALLOC_MW                  (type 2: ib_core, the driver's
+ *                                                          index and table entry)
  *     link NAME TYPE NETDEV     RDMA_NLDEV_CMD_NEWLINK    ("rdma link add")
  *     module PATH [PARAMS]      finit_module              (module load)
  *
@@ -321,6 +323,30 @@ static int destroy_srq(int fd, __u32 srq)
 	return uv_cmd(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, &cmd, sizeof(cmd), sizeof(resp));
 }
 
+/* ALLOC_MW of a type 2 window on the context's PD. */
+static int alloc_mw(struct uv *uv, __u32 *handle)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ib_uverbs_alloc_mw cmd = {
+		.response = (uintptr_t)&resp,
+		.pd_handle = uv->pd,
+		.mw_type = 2,
+	};
+	int ret;
+
+	ret = uv_cmd(uv->fd, IB_USER_VERBS_CMD_ALLOC_MW, &cmd, sizeof(cmd), sizeof(resp));
+	if (!ret)
+		*handle = resp.mw_handle;
+	return ret;
+}
+
+static int dealloc_mw(int fd, __u32 mw)
+{
+	struct ib_uverbs_dealloc_mw cmd = { .mw_handle = mw };
+
+	return uv_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_MW, &cmd, sizeof(cmd), 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 
@@ -419,7 +445,7 @@ static const char *errname(int err)
 }
 
 static const char usage_text[] =
-	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|rc_qp|srq|mr\n"
+	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|rc_qp|srq|mr|mw\n"
 	"                 DEV\n"
 	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
@@ -502,7 +528,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(entry, "ucontext") && strcmp(entry, "pd") && strcmp(entry, "xrcd") &&
 		   strcmp(entry, "close_xrcd") && strcmp(entry, "cq") &&
 		   strcmp(entry, "resize_cq") && strcmp(entry, "qp") && strcmp(entry, "rc_qp") &&
-		   strcmp(entry, "srq") && strcmp(entry, "mr")) {
+		   strcmp(entry, "srq") && strcmp(entry, "mr") && strcmp(entry, "mw")) {
 		usage();
 	}
 	if (!strcmp(entry, "mr")) {
@@ -626,6 +652,15 @@ int main(int argc, char **argv)
 			injected = fail_injected();
 			if (!ret)
 				undo = destroy_srq(uv.fd, handle);
+			close(uv.fd);
+		} else if (!strcmp(entry, "mw")) {
+			if (uv_open(&uv, 1, 1))
+				goto setup;
+			fail_arm(n);
+			ret = alloc_mw(&uv, &handle);
+			injected = fail_injected();
+			if (!ret)
+				undo = dealloc_mw(uv.fd, handle);
 			close(uv.fd);
 		} else if (!strcmp(entry, "mr")) {
 			struct ib_uverbs_reg_mr_resp mr;

@@ -10,6 +10,8 @@
 #                            ibv_rc_pingpong (or $PP) between two devices
 #   uc_pingpong, srq_pingpong  the same with ibv_uc_pingpong, ibv_srq_pingpong
 #   script PY ARGS...        a test script, its lines as comments
+#   counter DEV NAME         a wire counter of rv device DEV
+#   wire_clean DEV           DEV dropped nothing but RC's recovery and RNR
 
 # wait_gid DEV ADDR - the index of DEV's RoCE v2 GID of ADDR, once it is
 # there (up to 10 s).
@@ -72,3 +74,18 @@ script() {
 	echo "$out" | sed 's/^/# /'
 	return $rc
 }
+
+# counter DEV NAME - a wire counter of rv device DEV.
+counter() { awk -v k="$2" '$1 == k { print $2 }' "$DBG/$1/wire"; }
+
+# wire_clean DEV - DEV dropped nothing but what RC's recovery drops and
+# the requests it answered with an RNR NAK (rc_retry.py's rnr cases).
+wire_clean() {
+	local bad
+	bad=$(awk '$1 == "rc_rnr_nak_sent" { rnr = $2 } { v[$1] = $2 }
+		END { for (k in v) if (k ~ /^drop_/ && k != "drop_rc_stale" && k != "drop_rc_sequence" &&
+			!(k == "drop_no_buffer" && v[k] == rnr) && v[k] != 0) print k, v[k] }' "$DBG/$1/wire")
+	[ -z "$bad" ] || { echo "$bad" | sed 's/^/# /'; return 1; }
+}
+
+wire_clean_both() { wire_clean rv0 && wire_clean rv1; }

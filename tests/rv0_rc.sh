@@ -1,26 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Connected QPs on rv0 (rverbs loaded with rc=1; issue 29, its
-# first parts: RC SENDs, RDMA WRITEs and READs, UC SENDs and RDMA WRITEs):
-# rdma-core's unmodified ibv_rc_pingpong and ibv_uc_pingpong with their
-# buffer check (-c) between rv0 (veth0) and a peer on veth1 in netns peer,
-# first soft-RoCE (rxe1), then another rv device (rv1), both directions,
-# IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the port's MTU is 1024), with
-# completion events (-e); perftest's ib_send_bw, ib_write_bw and ib_read_bw
-# both ways, ib_send_lat, ib_write_lat and ib_read_lat, ib_send_bw and
-# ib_write_bw on UC both ways; ib_atomic_bw and ib_atomic_lat, and
-# rc_atomic.py's results and errors of atomics with rv0 at either end;
-# rv0 to itself (its loopback); then RC under 5% loss both ways
-# (rc_loss.py: every message whole, in order) and ibv_rc_pingpong under
-# reordering and duplication (netem on both veths), where the
-# retransmissions and NAKs show in rv0's wire counters; and the ends of
-# retrying (rc_retry.py): a peer that never answers ends in
-# IBV_WC_RETRY_EXC_ERR, a receiver with nothing posted in
-# IBV_WC_RNR_RETRY_EXC_ERR, after the configured retries; UC under loss
-# (uc_loss.py): whole messages arrive in order or none of them; hostile
-# packets (rc_hostile.py): forged answers, requests out of range.
-
+# Connected QPs on rv0 (rverbs loaded with rc=1; issue 29), with the
+# programs users run: rdma-core's unmodified ibv_rc_pingpong and
+# ibv_uc_pingpong with their buffer check (-c) between rv0 (veth0) and a
+# peer on veth1 in netns peer, first soft-RoCE (rxe1), then another rv
+# device (rv1), both directions, IPv4 and IPv6 GIDs, 1 byte to 4 MTUs (the
+# port's MTU is 1024), with completion events (-e); perftest's ib_send_bw,
+# ib_write_bw and ib_read_bw both ways, ib_send_lat, ib_write_lat and
+# ib_read_lat, ib_send_bw and ib_write_bw on UC both ways, ib_atomic_bw
+# and ib_atomic_lat; the wire against soft-RoCE's (roce_decode.py); rv0 to
+# itself (its loopback); ibv_rc_pingpong under reordering and duplication
+# (netem on both veths), where the duplicates show in the wire counters;
+# and rdma link del rv0 under RC traffic.  The single-process scripts
+# (atomics, retries, loss, hostile packets) are rv0_rc_cases.sh's.
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/rc_lib.sh
 . "$(dirname "$0")/rc_lib.sh"
@@ -34,10 +27,7 @@ if [ "${RVERBS_LANE:-}" = debug ]; then
 fi
 DBG=/sys/kernel/debug/rverbs
 PORT=18700
-RETRY=$(dirname "$0")/rc_retry.py
-UC_LOSS=$(dirname "$0")/uc_loss.py
-RC_LOSS=$(dirname "$0")/rc_loss.py
-ATOMIC=$(dirname "$0")/rc_atomic.py
+MWC=$(dirname "$0")/mw_cases.py
 TMP=$(mktemp -d /tmp/rv0_rc.XXXXXX)
 
 cleanup() {
@@ -80,14 +70,8 @@ perf() {
 		sed "s/^/# $tool: /"
 }
 
-wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
-
-# atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE
-# (or all).
-atomics() { script "$ATOMIC" "$@"; }
-
 # same_wire - a capture on veth1 (both directions) of SENDs, RDMA WRITEs,
-# READs and atomics run both ways between rv0 and rxe1 decodes as valid
+# READs, atomics and SENDs with invalidate run both ways between rv0 and rxe1 decodes as valid
 # RoCE v2 (roce_decode.py: each header, the ICRC), and for each payload
 # size what rv0 sent has the same fields as what rxe1 sent.
 same_wire() {
@@ -104,6 +88,10 @@ same_wire() {
 		perf $t $NS rxe1 "$p4" rv0 "$g4" $IP4_B -n 20 || rc=1
 		perf $t - rv0 "$g4" rxe1 "$p4" $IP4_A -n 20 || rc=1
 	done
+	# SENDs with invalidate (an IETH) each way, and the NAKs of the
+	# writes through the windows they invalidated (mw_cases.py).
+	script "$MWC" rv0 "$g4" rxe1 "$p4" type2_send_inv >/dev/null || rc=1
+	script "$MWC" rxe1 "$p4" rv0 "$g4" type2_send_inv >/dev/null || rc=1
 	kill -TERM $cap_pid 2>/dev/null
 	wait $cap_pid
 	out=$(python3 "$(dirname "$0")/roce_decode.py" "$cap" $IP4_A $IP4_B) || rc=1
@@ -124,19 +112,6 @@ duplicates_seen() {
 	[ $n -gt 0 ]
 }
 
-# counter DEV NAME - a wire counter of rv device DEV.
-counter() { awk -v k="$2" '$1 == k { print $2 }' "$DBG/$1/wire"; }
-
-# wire_clean DEV - DEV dropped nothing but what RC's recovery drops and
-# the requests it answered with an RNR NAK (rc_retry.py's rnr cases).
-wire_clean() {
-	local bad
-	bad=$(awk '$1 == "rc_rnr_nak_sent" { rnr = $2 } { v[$1] = $2 }
-		END { for (k in v) if (k ~ /^drop_/ && k != "drop_rc_stale" && k != "drop_rc_sequence" &&
-			!(k == "drop_no_buffer" && v[k] == rnr) && v[k] != 0) print k, v[k] }' "$DBG/$1/wire")
-	[ -z "$bad" ] || { echo "$bad" | sed 's/^/# /'; return 1; }
-}
-
 ktap_print_header
 modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS_KO" rc=1 &&
 	ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
@@ -144,7 +119,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ktap_exit_fail_msg "setup failed"
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (2 * n + 35) + 32))
+ktap_set_plan $((2 * (2 * n + 21) + 11))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -211,20 +186,6 @@ for peer in rxe1 rv1; do
 		perf ib_atomic_bw $NS $peer "$p4" rv0 "$g4" $IP4_B -A CMP_AND_SWAP -n $PERF_ITERS
 	ksft_check "rv0 -> $peer: ib_atomic_lat, $PERF_ITERS" \
 		perf ib_atomic_lat $NS $peer "$p4" rv0 "$g4" $IP4_B -n $PERF_ITERS
-	atomics all rv0 "$g4" $peer "$p4" >"$TMP/atomics.to"
-	atomics all $peer "$p4" rv0 "$g4" >"$TMP/atomics.from"
-	cat "$TMP/atomics.to" "$TMP/atomics.from"
-	for c in shared cas misaligned no_access qp_no_atomic; do
-		ksft_check "rv0 -> $peer: atomics, $c (rc_atomic.py)" \
-			grep -qx "# ok $c" "$TMP/atomics.to"
-		ksft_check "$peer -> rv0: atomics, $c (rc_atomic.py)" \
-			grep -qx "# ok $c" "$TMP/atomics.from"
-	done
-	script "$RETRY" all rv0 "$g4" $peer "$p4" >"$TMP/retry"
-	cat "$TMP/retry"
-	for c in retry rnr rnr_recovers destroy_retrying; do
-		ksft_check "rv0 -> $peer: $c (rc_retry.py)" grep -qx "# ok $c" "$TMP/retry"
-	done
 	if [ $peer = rxe1 ]; then
 		ksft_check "rv0 and rxe1 put the same RC fields on the wire (roce_decode.py)" \
 			same_wire
@@ -236,47 +197,13 @@ ksft_check "rv0 took acknowledgements" test "$(counter rv0 rc_ack)" -gt 0
 ksft_check "rv0 to itself: ibv_rc_pingpong -c, 4096 bytes (the device's loopback)" \
 	pingpong - rv0 "$g4" rv0 "$g4" 127.0.0.1 4096 $ITERS -c
 
-retr0=$(counter rv0 rc_retransmit)
-tc qdisc add dev veth0 root netem loss 5% &&
-	ip netns exec $NS tc qdisc add dev veth1 root netem loss 5%
-# rc_loss.py, not ibv_rc_pingpong, whose end that finishes first exits
-# while the other may still wait for an acknowledgement that was lost:
-# with retry_cnt 7 (forever, soft-RoCE's reading) it would retry for ever.
-script "$RC_LOSS" both rv0 "$g4" rv1 "$p4" $LOSS_ITERS >"$TMP/rc_loss"
-cat "$TMP/rc_loss"
-ksft_check "rv0 -> rv1 RC under 5% loss both ways: every message whole, in order (rc_loss.py)" \
-	grep -qx "# ok rv0 -> rv1" "$TMP/rc_loss"
-ksft_check "rv1 -> rv0 RC under 5% loss both ways: every message whole, in order (rc_loss.py)" \
-	grep -qx "# ok rv1 -> rv0" "$TMP/rc_loss"
-ksft_check "the loss shows: rv0 sent packets again" test "$(counter rv0 rc_retransmit)" -gt "$retr0"
-ucd0=$(counter rv1 drop_uc_message)
-script "$UC_LOSS" both rv0 "$g4" rv1 "$p4" >"$TMP/uc_loss"
-cat "$TMP/uc_loss"
-ksft_check "rv0 -> rv1 UC under 5% loss both ways: whole messages in order or none (uc_loss.py)" \
-	grep -qx "# ok rv0 -> rv1" "$TMP/uc_loss"
-ksft_check "rv1 -> rv0 UC under 5% loss both ways: whole messages in order or none (uc_loss.py)" \
-	grep -qx "# ok rv1 -> rv0" "$TMP/uc_loss"
-ksft_check "the loss shows: rv1 dropped the rest of UC messages" \
-	test "$(counter rv1 drop_uc_message)" -gt "$ucd0"
-tc qdisc change dev veth0 root netem delay 1ms reorder 50% gap 3 duplicate 5%
-ip netns exec $NS tc qdisc change dev veth1 root netem delay 1ms reorder 50% gap 3 duplicate 5%
+tc qdisc add dev veth0 root netem delay 1ms reorder 50% gap 3 duplicate 5% &&
+	ip netns exec $NS tc qdisc add dev veth1 root netem delay 1ms reorder 50% gap 3 duplicate 5%
 ksft_check "rv0 <-> rv1 reordered and duplicated: ibv_rc_pingpong -c, 4096 bytes" \
 	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $LOSS_ITERS -c
 ksft_check "the duplicates show: acknowledged again or dropped as stale" duplicates_seen
 tc qdisc del dev veth0 root
 ip netns exec $NS tc qdisc del dev veth1 root
-
-# Hostile RC packets at rv0 (rc_hostile.py: forged in the peer's netns
-# with rv1's address, the path's destination): one line per case.
-HOSTILE_CASES="ack_unsolicited nak_forged read_response_unsolicited atomic_ack_unsolicited
-	unknown_qpn bad_icrc still_works gap duplicate write_huge write_bad_rkey
-	write_out_of_range read_huge atomic_misaligned destroyed"
-timeout 120 python3 "$(dirname "$0")/rc_hostile.py" "$NS" rv0 "$g4" rv1 "$p4" $IP4_B $IP4_A \
-	>"$TMP/hostile" 2>&1
-sed 's/^/# /' "$TMP/hostile"
-for c in $HOSTILE_CASES; do
-	ksft_check "hostile RC at rv0: $c (rc_hostile.py)" grep -qx "ok $c" "$TMP/hostile"
-done
 
 # link_del_under_load - rdma link del rv0 while ibv_rc_pingpong (with
 # completion events: a polling end would poll the zeroed ring of a

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Shared receive queues on rv0 (rverbs loaded with rc=1; issue 29):
+# Shared receive queues and memory windows on rv0 (rverbs loaded with
+# rc=1; issue 29):
 # rdma-core's unmodified ibv_srq_pingpong (16 RC QPs on one SRQ each end)
 # with its buffer check (-c) and completion events (-e: no busy-polling
 # pair, so that the test may run in a guest of one vCPU) between rv0
@@ -9,8 +10,12 @@
 # another rv device (rv1), both directions, IPv4 and IPv6 GIDs, 1 byte and
 # 4 MTUs; and srq_cases.py case by case (creation errors and rounding,
 # limits, resizes, RC, UC and UD QPs on SRQs, messages that do not fit,
-# on SRQs and in QPs' own queues, the limit event, the last WQE event), once with the SRQ on rv0 and once with it
-# on the peer: the same outcome each time (against rxe1: soft-RoCE's).
+# on SRQs and in QPs' own queues, the limit event, the last WQE event),
+# once with the SRQ on rv0 and once with it on the peer: the same outcome
+# each time (against rxe1: soft-RoCE's); and mw_cases.py likewise, with the
+# windows on rv0 and on the peer (binds of type 1 and 2 and their errors,
+# accesses through windows, local and remote invalidation, deregistering a
+# bound region), and where rv0 is stricter than soft-RoCE, on rv devices.
 
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/rc_lib.sh
@@ -25,6 +30,11 @@ PORT=18900
 SRQ=$(dirname "$0")/srq_cases.py
 SRQ_CASES="create_errors create_rounding limit_errors resize_posted rc_two_qps ud ud_too_small
 	uc_too_long rc_too_long uc_too_long_rq rc_too_long_rq limit_event last_wqe"
+MW=$(dirname "$0")/mw_cases.py
+MW_CASES="alloc_type3 type1 type1_unbind type2 type2_rebind type2_local_inv type2_send_inv
+	type2_dealloc bind_no_mw_access bind_write_no_local bind_past_region dereg_bound
+	local_inv_type1 local_inv_mr send_inv_mr fences"
+MW_RV_CASES="window_range"
 TMP=$(mktemp -d /tmp/rv0_srq.XXXXXX)
 
 cleanup() {
@@ -38,13 +48,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# srq_same CASE - srq_cases.py's CASE had the same outcome with the SRQ on
-# rv0 as on the peer, and was right on the peer.
-srq_same() {
+# same KIND CASE - the script of KIND (srq, mw) had the same outcome of
+# CASE with the object on rv0 as on the peer, and was right on the peer.
+same() {
 	local a b
-	a=$(grep "^# $1: " "$TMP/srq.rv0")
-	b=$(grep "^# $1: " "$TMP/srq.peer")
-	[ -n "$a" ] && [ "$a" = "$b" ] && grep -qx "# ok $1" "$TMP/srq.peer" && return 0
+	a=$(grep "^# $2: " "$TMP/$1.rv0")
+	b=$(grep "^# $2: " "$TMP/$1.peer")
+	[ -n "$a" ] && [ "$a" = "$b" ] && grep -qx "# ok $2" "$TMP/$1.peer" && return 0
 	echo "# rv0:  $a"
 	echo "# peer: $b"
 	return 1
@@ -56,8 +66,12 @@ modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" rc=1 &&
 	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
 	ktap_exit_fail_msg "setup failed"
 n_srq=0
-for c in $SRQ_CASES; do n_srq=$((n_srq + 2)); done
-ktap_set_plan $((2 * (3 + n_srq) + 4))
+for c in $SRQ_CASES $MW_CASES; do n_srq=$((n_srq + 2)); done
+n_rv=0
+for c in $MW_RV_CASES; do n_rv=$((n_rv + 1)); done
+# Per peer: 3 pingpongs, the shared cases twice, the rv cases on rv0 (and
+# on rv1); then 4 checks.
+ktap_set_plan $((2 * (3 + n_srq + n_rv) + n_rv + 4))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -84,12 +98,29 @@ for peer in rxe1 rv1; do
 	for c in $SRQ_CASES; do
 		ksft_check "SRQ on rv0, $peer sending: $c (srq_cases.py)" \
 			grep -qx "# ok $c" "$TMP/srq.rv0"
-		ksft_check "SRQ on $peer, rv0 sending: $c, as on rv0 (srq_cases.py)" srq_same $c
+		ksft_check "SRQ on $peer, rv0 sending: $c, as on rv0 (srq_cases.py)" same srq $c
+	done
+	script "$MW" rv0 "$g4" $peer "$p4" >"$TMP/mw.rv0"
+	script "$MW" $peer "$p4" rv0 "$g4" >"$TMP/mw.peer"
+	cat "$TMP/mw.rv0"
+	for c in $MW_CASES; do
+		ksft_check "windows on rv0, $peer accessing: $c (mw_cases.py)" \
+			grep -qx "# ok $c" "$TMP/mw.rv0"
+		ksft_check "windows on $peer, rv0 accessing: $c, as on rv0 (mw_cases.py)" same mw $c
+	done
+	script "$MW" rv0 "$g4" $peer "$p4" $MW_RV_CASES >"$TMP/mw.rv"
+	[ $peer = rv1 ] && script "$MW" $peer "$p4" rv0 "$g4" $MW_RV_CASES >>"$TMP/mw.rv"
+	cat "$TMP/mw.rv"
+	for c in $MW_RV_CASES; do
+		ksft_check "windows on rv0, $peer accessing: $c, stricter than soft-RoCE (mw_cases.py)" \
+			grep -qx "# ok $c" "$TMP/mw.rv"
+		[ $peer = rv1 ] && ksft_check "windows on rv1, rv0 accessing: $c (mw_cases.py)" \
+			test "$(grep -cx "# ok $c" "$TMP/mw.rv")" = 2
 	done
 done
 
-ksft_check "rv0: no SRQ, QP, CQ or MR live afterwards" \
-	bash -c "grep -qx 'srq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'qp 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'cq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'mr 0 max [0-9]*' $DBG/rv0/resources"
+ksft_check "rv0: no SRQ, MW, QP, CQ or MR live afterwards" \
+	bash -c "for o in srq mw qp cq mr; do grep -qx \"\$o 0 max [0-9]*\" $DBG/rv0/resources || exit 1; done"
 ksft_check "rv0 dropped no packet as malformed (drop_header, _udp_checksum, _opcode, _length, _icrc)" \
 	bash -c "! awk '\$1 ~ /^drop_(header|udp_checksum|opcode|length|icrc)\$/ && \$2 != 0' $DBG/rv0/wire | grep -q ."
 ksft_check "rdma link del rv0 rv1 and rmmod rverbs" \

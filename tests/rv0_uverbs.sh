@@ -169,7 +169,7 @@ expect_resources() {
 }
 
 nothing_live() {
-	expect_resources 2 "ucontext 0 pd 0 ah 0 xrcd 0 cq 0 qp 0 mr 0 srq 0"
+	expect_resources 2 "ucontext 0 pd 0 ah 0 xrcd 0 cq 0 qp 0 mr 0 srq 0 mw 0"
 }
 
 counters_balance() {
@@ -191,7 +191,7 @@ through_rust() {
 }
 
 reload_defaults() {
-	reload && expect_resources 4 "pd 32768 ah 32767 xrcd 1024 cq 1048576 qp 1048560 mr 524287 srq 917503"
+	reload && expect_resources 4 "pd 32768 ah 32767 xrcd 1024 cq 1048576 qp 1048560 mr 524287 srq 917503 mw 524287"
 }
 
 unload() {
@@ -240,7 +240,7 @@ ksft_check "the Rust core's AH and XRCD counters balance" counters_balance
 
 ksft_check "rverbs reloads with ${SMALL[*]}, rv0 on it" reload "${SMALL[@]}"
 ksft_check "rv0's debugfs resources show these limits" \
-	expect_resources 4 "pd 4 ah 3 xrcd 2 cq 1048576 qp 1048560 mr 524287 srq 917503"
+	expect_resources 4 "pd 4 ah 3 xrcd 2 cq 1048576 qp 1048560 mr 524287 srq 917503 mw 524287"
 
 if [ $FULL = 1 ]; then
 	harness rv0-limits -f limits "${RV0_ENV[@]}" RV_LIMITS=1 RV_MAX_XRCD=2

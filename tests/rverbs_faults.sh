@@ -36,7 +36,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 29
+ktap_set_plan 30
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and each
 # injected fault reported in one line, without a stack dump (verbose 1):
@@ -264,6 +264,9 @@ run "rv0 create_qp (RC)" rc_qp rv0
 # A shared receive queue: ib_core's part, the driver's (its number, the
 # ring, its mmap entry, the response).
 run "rv0 create_srq" srq rv0
+# A memory window (type 2): ib_core's part (the object), the driver's (its
+# index, its entry in the device's table of windows).
+run "rv0 alloc_mw" mw rv0
 # A memory region of 4 pages: ib_core's part (the object, restrack), the
 # driver's (its index, the pinned pages and their list); nothing may stay
 # pinned (VmPin) after a failure.

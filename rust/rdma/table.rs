@@ -112,6 +112,19 @@ impl<T: Send + Sync> RcuTable<T> {
         Some(unsafe { ArcBorrow::from_raw(ptr) })
     }
 
+    /// The object at `n` both as [`RcuTable::get`] and as
+    /// [`RcuTable::borrow`] find it (one lookup, so one object).
+    pub(crate) fn get_both<'a>(
+        &'a self,
+        guard: &'a rcu::Guard,
+        n: u32,
+    ) -> Option<(&'a T, ArcBorrow<'a, T>)> {
+        let ptr = self.load(guard, n)?;
+        // SAFETY: As `get` and `borrow`: the object of an `Arc` the table
+        // holds, alive as long as `'a` (`guard`).
+        Some(unsafe { (&*ptr, ArcBorrow::from_raw(ptr)) })
+    }
+
     /// The entry at `n`: a pointer of `Arc::<T>::into_raw` whose reference
     /// the table holds at least until `_guard` is dropped.
     fn load(&self, _guard: &rcu::Guard, n: u32) -> Option<*const T> {

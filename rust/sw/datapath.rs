@@ -266,6 +266,7 @@ fn send_one(
         psn: qp.attrs.lock().sq_psn,
         qkey: w.remote_qkey(),
         imm: with_imm.then(|| w.imm_data()),
+        ieth: 0,
         solicited: w.send_flags().contains(SendFlag::Solicited),
         ack_req: false,
         aeth: 0,

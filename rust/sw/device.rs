@@ -11,6 +11,10 @@ use super::{
         self,
         MrCore, //
     },
+    mw::{
+        self,
+        MwCore, //
+    },
     port::{
         PortBinding,
         Ports, //

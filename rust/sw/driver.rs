@@ -21,6 +21,10 @@ use super::{
         self,
         SwMr, //
     },
+    mw::{
+        self,
+        SwMw, //
+    },
     qp::{
         self,
         SwQp, //
@@ -67,6 +71,7 @@ use crate::{
             MrReg,
             MrRereg, //
         },
+        mw::MwAlloc,
         qp::{
             QpCreate,
             QpModify,
@@ -115,6 +120,7 @@ impl Driver for Rv {
     type Qp = SwQp;
     type Mr = SwMr;
     type Srq = SwSrq;
+    type Mw = SwMw;
 
     /// `RDMA_DRIVER_RXE`: rdma-core's rxe provider opens the device.
     const DRIVER_ID: u32 = crate::rdma::rxe_abi::RDMA_DRIVER_RXE;
@@ -149,6 +155,8 @@ impl Driver for Rv {
             max_srq: if dev.rc() { srq::MAX_SRQ } else { 0 },
             max_srq_wr: if dev.rc() { srq::MAX_SRQ_WR } else { 0 },
             max_srq_sge: if dev.rc() { srq::MAX_SRQ_SGE } else { 0 },
+            // Memory windows, type 1 and 2B, with RC (`RXE_MAX_MW`).
+            max_mw: if dev.rc() { mw::MAX_MW } else { 0 },
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,
@@ -255,7 +263,7 @@ impl Driver for Rv {
 
     fn alloc_pd(dev: &DriverDevice<Self>, _udata: Option<&Udata>) -> impl PinInit<SwPd, Error> {
         dev.res.pds.get().map(|()| SwPd {
-            id: dev.res.pd_ids.fetch_add(1, Relaxed),
+            id: dev.res.uids.fetch_add(1, Relaxed),
         })
     }
 
@@ -386,7 +394,15 @@ impl Driver for Rv {
     }
 
     fn dereg_mr(dev: &DriverDevice<Self>, mr: &SwMr, _udata: Option<&Udata>) -> Result {
-        mr::dereg_mr(dev, mr);
+        mr::dereg_mr(dev, mr)
+    }
+
+    fn alloc_mw(dev: &DriverDevice<Self>, pd: &SwPd, req: &MwAlloc) -> impl PinInit<SwMw, Error> {
+        mw::alloc_mw(dev, pd, req)
+    }
+
+    fn dealloc_mw(dev: &DriverDevice<Self>, mw: &SwMw) -> Result {
+        mw::dealloc_mw(dev, mw);
         Ok(())
     }
 

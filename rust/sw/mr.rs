@@ -46,8 +46,13 @@ use kernel::{
     page::PAGE_SIZE,
     prelude::*,
     sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
         rcu,
-        Arc, //
+        Arc,
+        ArcBorrow, //
     },
     types::ScopeGuard,
 };
@@ -57,7 +62,7 @@ const MIN_MR_INDEX: u32 = 1;
 
 /// The last MR index (soft-RoCE's `RXE_MAX_MR_INDEX`; the indexes above it
 /// are its memory windows').
-const MAX_MR_INDEX: u32 = 1 << 19;
+pub(crate) const MAX_MR_INDEX: u32 = 1 << 19;
 
 /// Most memory regions per device (soft-RoCE's `RXE_MAX_MR`).
 pub(crate) const MAX_MR: u32 = MAX_MR_INDEX - MIN_MR_INDEX;
@@ -125,6 +130,26 @@ pub(crate) struct MrCore {
     /// changes them unlocked; the data path will read them here).
     #[pin]
     binding: SpinLockBh<Binding>,
+    /// The memory windows bound to it ([`super::mw`]): `dereg_mr` refuses
+    /// while there are any (IBA 10.6.7.2.6, `rxe_dereg_mr`).
+    windows: Atomic<u32>,
+}
+
+impl MrCore {
+    /// Its key.
+    pub(crate) fn key(&self) -> u32 {
+        self.parts.key
+    }
+
+    /// A memory window was bound to it.
+    pub(crate) fn window_bound(&self) {
+        self.windows.fetch_add(1, Relaxed);
+    }
+
+    /// A memory window bound to it was unbound, invalidated or released.
+    pub(crate) fn window_unbound(&self) {
+        self.windows.fetch_sub(1, Relaxed);
+    }
 }
 
 /// `reg_user_mr` of rv0, in soft-RoCE's order of checks.
@@ -170,6 +195,7 @@ fn register(dev: &DriverDevice<Rv>, pd: &SwPd, req: &MrReg<'_>) -> Result<Arc<Mr
             parts,
             umem <- Gated::new(umem),
             binding <- new_spinlock_bh!(binding),
+            windows: Atomic::new(0),
         }),
         GFP_KERNEL,
     )?;
@@ -210,12 +236,21 @@ pub(crate) fn rereg_user_mr(mr: &SwMr, req: &MrRereg<'_, SwPd>) -> Result {
 /// `rxe_pool.c:__rxe_cleanup`, then releases them, `rxe_mr_cleanup`), the
 /// index goes back; the table's part goes a grace period later. No
 /// access begins after this returns, and the pinned memory is no longer
-/// charged to the process (`RLIMIT_MEMLOCK`).
-pub(crate) fn dereg_mr(dev: &DriverDevice<Rv>, mr: &SwMr) {
+/// charged to the process (`RLIMIT_MEMLOCK`). `EINVAL` while memory
+/// windows are bound to it (the region stays).
+///
+/// A bind racing with this (another thread posting one) may still take
+/// the region after the check: the window then names a region whose
+/// accesses fail ([`find`] no longer finds it), as any unbound key.
+pub(crate) fn dereg_mr(dev: &DriverDevice<Rv>, mr: &SwMr) -> Result {
+    if mr.core.windows.load(Relaxed) != 0 {
+        return Err(EINVAL);
+    }
     let index = mr.core.parts.index;
     dev.mr_table().remove(index);
     drop(mr.core.umem.close());
     dev.mrs().put(index);
+    Ok(())
 }
 
 /// Why a region refuses an access.
@@ -238,21 +273,73 @@ pub(crate) fn find<'a>(
     guard: &'a rcu::Guard,
     key: u32,
 ) -> core::result::Result<MrAccess<'a>, MrError> {
-    let mr = dev.mr_table().get(guard, key >> 8).ok_or(MrError::NoKey)?;
+    let (mr, arc) = dev
+        .mr_table()
+        .get_both(guard, key >> 8)
+        .ok_or(MrError::NoKey)?;
     if mr.parts.key != key {
         return Err(MrError::NoKey);
     }
     let umem = mr.umem.enter().ok_or(MrError::NoKey)?;
-    Ok(MrAccess { mr, umem })
+    Ok(MrAccess { mr, arc, umem })
 }
 
 /// A region found by its key, during one access: `dereg_mr` waits for it.
 pub(crate) struct MrAccess<'a> {
     mr: &'a MrCore,
+    arc: ArcBorrow<'a, MrCore>,
     umem: GatedRef<'a, Umem>,
 }
 
 impl MrAccess<'_> {
+    /// The region, with a reference of the caller's own (a window keeps
+    /// the region it is bound to).
+    pub(crate) fn keep(&self) -> Arc<MrCore> {
+        Arc::from(self.arc)
+    }
+
+    /// Whether this is the region at `mr` (compared, never dereferenced).
+    pub(crate) fn is(&self, mr: *const MrCore) -> bool {
+        core::ptr::eq(self.mr, mr)
+    }
+
+    /// soft-RoCE's checks of a bind to this region (`rxe_mw.c:
+    /// rxe_check_bind_mw`, C10-73 to C10-75) of a window of PD `pd`
+    /// giving `access`, over `[addr, addr + len)`; and the PD, which
+    /// soft-RoCE does not check (IBA C10-71: a window and its region are
+    /// of one PD).
+    pub(crate) fn check_bind(
+        &self,
+        pd: u64,
+        access: AccessFlags,
+        addr: u64,
+        len: u64,
+    ) -> core::result::Result<(), MrError> {
+        let b = *self.mr.binding.lock();
+        if b.pd != pd {
+            return Err(MrError::OtherPd);
+        }
+        if !b.access.contains(Access::MwBind) {
+            return Err(MrError::NotWritable);
+        }
+        let writes = access.contains(Access::RemoteWrite) || access.contains(Access::RemoteAtomic);
+        if writes && !b.access.contains(Access::LocalWrite) {
+            return Err(MrError::NotWritable);
+        }
+        self.offset(addr, len).map(|_| ())
+    }
+
+    /// The offset of `[addr, addr + len)` within the region, for an
+    /// access through a window bound to it (whose checks were the bind's
+    /// and the window's).
+    pub(crate) fn window_offset(
+        &self,
+        addr: u64,
+        len: u64,
+    ) -> core::result::Result<usize, MrError> {
+        self.offset(addr, len)
+    }
+
     /// soft-RoCE's checks of a local access (`rxe_mr.c:lookup_mr`,
     /// `mr_check_range`): the PD, local write access when writing, and
     /// `[addr, addr + len)` within the region. Returns the offset of
@@ -297,6 +384,12 @@ impl MrAccess<'_> {
         if needs.is_some_and(|a| !b.access.contains(a)) {
             return Err(MrError::NotWritable);
         }
+        self.offset(addr, len)
+    }
+
+    /// `[addr, addr + len)` within the region: the offset of `addr` from
+    /// the start of the first pinned page.
+    fn offset(&self, addr: u64, len: u64) -> core::result::Result<usize, MrError> {
         let p = &self.mr.parts;
         if addr < p.iova || len > p.length || addr - p.iova > p.length - len {
             return Err(MrError::OutOfRange);

@@ -67,6 +67,7 @@ use kernel::{
     new_work, //
     prelude::*,
     sync::{
+        atomic::Relaxed,
         Arc,
         ArcBorrow,
         Mutex, //
@@ -159,6 +160,9 @@ pub(crate) struct RecvState {
 pub(crate) struct QpCore {
     /// Its number.
     pub(crate) qpn: u32,
+    /// A number no other QP of the device ever has (QP numbers come round
+    /// again): what a type 2 memory window bound through it keeps.
+    pub(crate) uid: u64,
     /// Its type: UD or RC.
     pub(crate) qp_type: QpType,
     /// Its PD ([`super::device::SwPd::id`]).
@@ -384,9 +388,11 @@ pub(crate) fn create_qp(
     let tx = Arc::pin_init(TxFlow::new(), GFP_KERNEL)?;
     // Taken here: inside the initialiser `req` names the requester's field.
     let events = req.notifier();
+    let uid = dev.res.uids.fetch_add(1, Relaxed);
     let core = Arc::pin_init(
         pin_init!(QpCore {
             qpn: num,
+            uid,
             qp_type,
             pd: pd.id(),
             sq,

@@ -6,9 +6,11 @@
 //! to 2^31 bytes at the path MTU, atomics and ATOMIC WRITE ([`atomic`]),
 //! with soft-RoCE's wire and its rules for acknowledgements, sequence
 //! errors, retransmission and receivers not ready (`rxe_req.c`,
-//! `rxe_resp.c`, `rxe_comp.c` of 7.2). SRQs, memory windows, SEND with
-//! invalidate and FLUSH are not here yet: such a request completes
-//! with `IB_WC_LOC_QP_OP_ERR`, such a packet is NAKed (invalid request).
+//! `rxe_resp.c`, `rxe_comp.c` of 7.2), on their own receive queues or on
+//! SRQs; memory windows bound and invalidated by work requests, and SEND
+//! with invalidate ([`crate::sw::mw`]). FLUSH is not here yet: such a
+//! request completes with `IB_WC_LOC_QP_OP_ERR`, such a packet is NAKed
+//! (invalid request).
 //!
 //! - [`req`], the requester: sends what the send ring holds, a packet at a
 //!   time, from a copy of each work request in kernel memory (userspace
@@ -105,6 +107,16 @@ pub(crate) enum Kind {
     FetchAdd,
     /// An ATOMIC WRITE: 8 bytes, answered by an empty READ response.
     AtomicWrite,
+    /// A SEND whose last packet carries an R_Key the receiver invalidates
+    /// (an IETH).
+    SendInv,
+    /// A memory window bound ([`crate::sw::mw::bind`]): done when the
+    /// requester reaches it, nothing sent; it completes once what was
+    /// posted before it has.
+    Bind,
+    /// A memory window invalidated ([`crate::sw::mw::invalidate`]), as
+    /// [`Kind::Bind`]; it waits until everything before it completed.
+    LocalInv,
 }
 
 impl Kind {
@@ -112,7 +124,16 @@ impl Kind {
     /// atomic acknowledgement), which a plain acknowledgement does not
     /// stand for; each such request takes a credit of `max_rd_atomic`.
     fn responds(self) -> bool {
-        !matches!(self, Kind::Send | Kind::Write)
+        matches!(
+            self,
+            Kind::Read | Kind::CmpSwap | Kind::FetchAdd | Kind::AtomicWrite
+        )
+    }
+
+    /// Whether this is done by the requester itself, no packet sent
+    /// (`WR_LOCAL_OP_MASK`).
+    fn local(self) -> bool {
+        matches!(self, Kind::Bind | Kind::LocalInv)
     }
 
     /// Whether this is an atomic.

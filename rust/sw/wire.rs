@@ -99,6 +99,8 @@ pub(crate) struct Outgoing {
     pub(crate) qkey: u32,
     /// Immediate data, as the ring holds it (network order in memory).
     pub(crate) imm: Option<u32>,
+    /// The IETH's R_Key to invalidate (RC's SEND with invalidate).
+    pub(crate) ieth: u32,
     pub(crate) solicited: bool,
     /// The BTH's acknowledge request (RC).
     pub(crate) ack_req: bool,
@@ -240,6 +242,10 @@ impl Outgoing {
             buf[d..d + 4].copy_from_slice(&self.qkey.to_be_bytes());
             buf[d + 4..d + 8].copy_from_slice(&(self.src_qpn & MASK_24).to_be_bytes());
         }
+        if let Some(off) = op.offset(Hdrs::IETH) {
+            let r = t + BTH_LEN + off;
+            buf[r..r + 4].copy_from_slice(&self.ieth.to_be_bytes());
+        }
         if let (Some(imm), Some(off)) = (self.imm, op.offset(Hdrs::IMMDT)) {
             let p = t + BTH_LEN + off;
             buf[p..p + 4].copy_from_slice(&imm.to_ne_bytes());
@@ -329,6 +335,8 @@ pub(crate) struct Incoming<'a> {
     pub(crate) src_qpn: u32,
     /// Immediate data, as it was sent (network order in memory).
     pub(crate) imm: Option<u32>,
+    /// The IETH's R_Key to invalidate (RC's SEND with invalidate).
+    pub(crate) ieth: Option<u32>,
     pub(crate) payload: &'a [u8],
 }
 
@@ -468,6 +476,7 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         qkey,
         src_qpn,
         imm,
+        ieth: at(Hdrs::IETH).map(word),
         payload: &pkt[hdr..end - pad],
     })
 }

@@ -117,6 +117,9 @@ pub(crate) struct DeviceAttrs {
     pub(crate) max_srq: u32,
     pub(crate) max_srq_wr: u32,
     pub(crate) max_srq_sge: u32,
+    /// Most memory windows (`max_mw`; 0: none, else type 1 and type 2B
+    /// windows, `IB_DEVICE_MEM_WINDOW` and `IB_DEVICE_MEM_WINDOW_TYPE_2B`).
+    pub(crate) max_mw: u32,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

@@ -86,6 +86,7 @@ impl Driver for Example {
     type Qp = ExampleQp;
     type Mr = ();
     type Srq = ();
+    type Mw = ();
 
     const DRIVER_ID: u32 = bindings::rdma_driver_id_RDMA_DRIVER_UNKNOWN;
     const UVERBS_ABI_VER: u32 = 1;

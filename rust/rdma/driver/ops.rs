@@ -34,6 +34,7 @@ use crate::{
             MrReg,
             MrRereg, //
         },
+        mw::MwAlloc,
         qp::{
             QpCreate,
             QpModify,
@@ -99,6 +100,8 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     type Srq: Send + Sync;
     /// Data of a memory region.
     type Mr: Send + Sync;
+    /// Data of a memory window.
+    type Mw: Send + Sync;
 
     /// `rdma_driver_id` reported to userspace (selects the provider).
     const DRIVER_ID: u32;
@@ -400,6 +403,24 @@ pub(crate) trait Driver: Sized + Send + Sync + 'static {
     /// lets other contexts find the region (an RCU table) must have
     /// unpublished it and waited for them. On error the region stays.
     fn dereg_mr(_dev: &DriverDevice<Self>, _mr: &Self::Mr, _udata: Option<&Udata>) -> Result {
+        Ok(())
+    }
+
+    /// Sets up a memory window on the PD whose data is `pd` (`alloc_mw`);
+    /// the driver gives it its first R_Key ([`MwAlloc::set_rkey`]).
+    /// Implementing it also puts `dealloc_mw` in the table.
+    #[expect(unreachable_code, reason = "a driver without it never calls it")]
+    fn alloc_mw(
+        _dev: &DriverDevice<Self>,
+        _pd: &Self::Pd,
+        _req: &MwAlloc,
+    ) -> impl PinInit<Self::Mw, Error> {
+        Err::<Self::Mw, Error>(build_error!(VTABLE_DEFAULT_ERROR))
+    }
+
+    /// Releases a memory window (`dealloc_mw`), bound or not. On success
+    /// the data is dropped; on error the window stays.
+    fn dealloc_mw(_dev: &DriverDevice<Self>, _mw: &Self::Mw) -> Result {
         Ok(())
     }
 }

@@ -22,7 +22,8 @@
 //! - [`srq_ops`]: shared receive queues, [`Object`]s like CQs (their rings
 //!   offered to the process, their event handler revocable);
 //! - [`mr_ops`]: memory regions, [`Object`]s that the trampolines allocate
-//!   and free themselves (ib_core leaves that to the driver).
+//!   and free themselves (ib_core leaves that to the driver), and memory
+//!   windows, [`Object`]s ib_core allocates.
 
 mod cq_ops;
 mod device_ops;
@@ -270,10 +271,21 @@ impl<T: Driver> Vtable<T> {
         } else {
             Some(unsupported::dereg_mr)
         },
+        alloc_mw: if T::HAS_ALLOC_MW {
+            Some(Self::alloc_mw)
+        } else {
+            None
+        },
+        dealloc_mw: if T::HAS_ALLOC_MW {
+            Some(Self::dealloc_mw)
+        } else {
+            None
+        },
         size_ib_ah: size_of::<Object<bindings::ib_ah, T::Ah>>(),
         size_ib_pd: size_of::<Object<bindings::ib_pd, T::Pd>>(),
         size_ib_ucontext: size_of::<Object<bindings::ib_ucontext, T::Ucontext>>(),
         size_ib_xrcd: size_of::<Object<bindings::ib_xrcd, T::Xrcd>>(),
+        size_ib_mw: size_of::<Object<bindings::ib_mw, T::Mw>>(),
         size_ib_cq: size_of::<Object<bindings::ib_cq, cq_ops::CqObject<T::Cq>>>(),
         size_ib_srq: if T::HAS_CREATE_SRQ {
             size_of::<Object<bindings::ib_srq, srq_ops::SrqObject<T::Srq>>>()

@@ -41,6 +41,7 @@ mod wqe_layout {
         rxe_send_wr__bindgen_ty_2__bindgen_ty_2 as rxe_rdma_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_3 as rxe_atomic_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_4 as rxe_ud_wr,
+        rxe_send_wr__bindgen_ty_2__bindgen_ty_5 as rxe_mw_wr,
         rxe_sge, //
     };
     use core::mem::{
@@ -62,6 +63,12 @@ mod wqe_layout {
     pub(super) const COMPARE_ADD: usize = UD + offset_of!(rxe_atomic_wr, compare_add);
     pub(super) const SWAP: usize = UD + offset_of!(rxe_atomic_wr, swap);
     pub(super) const ATOMIC_RKEY: usize = UD + offset_of!(rxe_atomic_wr, rkey);
+    pub(super) const MW_ADDR: usize = UD + offset_of!(rxe_mw_wr, addr);
+    pub(super) const MW_LENGTH: usize = UD + offset_of!(rxe_mw_wr, length);
+    pub(super) const MW_MR_LKEY: usize = UD + offset_of!(rxe_mw_wr, mr_lkey);
+    pub(super) const MW_MW_RKEY: usize = UD + offset_of!(rxe_mw_wr, mw_rkey);
+    pub(super) const MW_RKEY: usize = UD + offset_of!(rxe_mw_wr, rkey);
+    pub(super) const MW_ACCESS: usize = UD + offset_of!(rxe_mw_wr, access);
     const SEND_DMA: usize = offset_of!(rxe_send_wqe, dma);
     pub(super) const SEND_LENGTH: usize = SEND_DMA + offset_of!(rxe_dma_info, length);
     pub(super) const SEND_NUM_SGE: usize = SEND_DMA + offset_of!(rxe_dma_info, num_sge);
@@ -79,6 +86,7 @@ mod wqe_layout {
     // The ABI as soft-RoCE's header lays it out (`rdma_user_rxe.h`).
     const _: () = assert!(OPCODE == 12 && REMOTE_QPN == 24 && AH_NUM == 36);
     const _: () = assert!(REMOTE_ADDR == 24 && RKEY == 32);
+    const _: () = assert!(MW_ADDR == 24 && MW_LENGTH == 32 && MW_MR_LKEY == 40 && MW_ACCESS == 52);
     const _: () = assert!(SEND_LENGTH == 184 && SEND_NUM_SGE == 196 && SEND_SGE == 208);
     const _: () = assert!(RECV_RESID == 20 && RECV_NUM_SGE == 28 && RECV_SGE == 40 && SGE == 16);
 }
@@ -106,6 +114,23 @@ fn sge_at(b: &[u8], base: usize, i: u32) -> Option<Sge> {
         length: u32_at(b, off + wqe_layout::SGE_LENGTH),
         lkey: u32_at(b, off + wqe_layout::SGE_LKEY),
     })
+}
+
+/// What a bind work request (`IB_WR_BIND_MW`) asks for, as written.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MwBind {
+    /// The window's range: its first byte's address in the region, and
+    /// its length (0 unbinds a type 1 window).
+    pub(crate) addr: u64,
+    pub(crate) length: u64,
+    /// The L_Key of the region bound to.
+    pub(crate) mr_lkey: u32,
+    /// The window's R_Key now, and the one it gets (only its low 8 bits
+    /// are taken).
+    pub(crate) mw_rkey: u32,
+    pub(crate) rkey: u32,
+    /// The access flags given (`enum ib_access_flags`).
+    pub(crate) access: u32,
 }
 
 /// A send work request as soft-RoCE's provider writes it
@@ -170,6 +195,25 @@ impl<'a> SendWqe<'a> {
     /// The remote key of an atomic (after its values in the ABI).
     pub(crate) fn atomic_rkey(&self) -> u32 {
         u32_at(self.0, wqe_layout::ATOMIC_RKEY)
+    }
+
+    /// The R_Key to invalidate (`ex.invalidate_rkey`, where immediate data
+    /// is for other operations): of `IB_WR_LOCAL_INV` and
+    /// `IB_WR_SEND_WITH_INV`.
+    pub(crate) fn invalidate_rkey(&self) -> u32 {
+        u32_at(self.0, wqe_layout::IMM_DATA)
+    }
+
+    /// What `IB_WR_BIND_MW` binds (`wr.mw`).
+    pub(crate) fn bind(&self) -> MwBind {
+        MwBind {
+            addr: u64_at(self.0, wqe_layout::MW_ADDR),
+            length: u64_at(self.0, wqe_layout::MW_LENGTH),
+            mr_lkey: u32_at(self.0, wqe_layout::MW_MR_LKEY),
+            mw_rkey: u32_at(self.0, wqe_layout::MW_MW_RKEY),
+            rkey: u32_at(self.0, wqe_layout::MW_RKEY),
+            access: u32_at(self.0, wqe_layout::MW_ACCESS),
+        }
     }
 
     /// The AH number (`ah_num`).

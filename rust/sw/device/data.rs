@@ -115,8 +115,10 @@ pub(crate) struct Resources {
     pub(in crate::sw) mrs: Ids,
     #[pin]
     pub(in crate::sw) srqs: Ids,
-    /// The number of the next PD.
-    pub(in crate::sw) pd_ids: Atomic<u64>,
+    #[pin]
+    pub(in crate::sw) mws: Ids,
+    /// The next unique number of a PD or QP ([`SwPd::id`], `QpCore::uid`).
+    pub(in crate::sw) uids: Atomic<u64>,
     #[pin]
     pub(in crate::sw) ahs: AhTable,
     pub(in crate::sw) max_ah: u32,
@@ -138,7 +140,8 @@ impl Resources {
             qps <- qp::qp_numbers(),
             mrs <- mr::mr_indexes(),
             srqs <- srq::srq_numbers(),
-            pd_ids: Atomic::new(0),
+            mws <- mw::mw_indexes(),
+            uids: Atomic::new(0),
             ahs <- AhTable::new(limits.max_ah),
             max_ah: limits.max_ah,
             gids <- GidCache::new(GID_TABLE_LEN),
@@ -157,7 +160,8 @@ impl Writer for Resources {
         writeln!(f, "cq {} max {}", self.cqs.live(), self.cqs.max)?;
         writeln!(f, "qp {} max {}", self.qps.live(), self.qps.limit())?;
         writeln!(f, "mr {} max {}", self.mrs.live(), self.mrs.limit())?;
-        writeln!(f, "srq {} max {}", self.srqs.live(), self.srqs.limit())
+        writeln!(f, "srq {} max {}", self.srqs.live(), self.srqs.limit())?;
+        writeln!(f, "mw {} max {}", self.mws.live(), self.mws.limit())
     }
 }
 
@@ -236,6 +240,10 @@ pub(crate) struct SwDevice {
     /// The memory regions by index (a key's upper 24 bits).
     #[pin]
     pub(in crate::sw) mr_table: RcuTable<MrCore>,
+    /// The memory windows by index (their keys' upper 24 bits, above the
+    /// regions').
+    #[pin]
+    pub(in crate::sw) mw_table: RcuTable<MwCore>,
 }
 
 /// The node GUID of a MAC address: its modified EUI-64
@@ -272,6 +280,7 @@ impl SwDevice {
             debugfs <- new_mutex!(None),
             qp_table <- RcuTable::new(),
             mr_table <- RcuTable::new(),
+            mw_table <- RcuTable::new(),
         }? Error)
     }
 
@@ -370,6 +379,16 @@ impl SwDevice {
     /// The memory regions by index.
     pub(crate) fn mr_table(&self) -> &RcuTable<MrCore> {
         &self.mr_table
+    }
+
+    /// The memory window indexes.
+    pub(crate) fn mws(&self) -> &Ids {
+        &self.res.mws
+    }
+
+    /// The memory windows by index.
+    pub(crate) fn mw_table(&self) -> &RcuTable<MwCore> {
+        &self.mw_table
     }
 
     /// The address vector and PD of AH number `num`.

@@ -29,6 +29,10 @@ use crate::rdma::{
 use crate::sw::{
     datapath,
     device::Rv,
+    mw::{
+        self,
+        Invalidator, //
+    },
     qp::{
         QpCore,
         SendState, //
@@ -41,7 +45,10 @@ use crate::sw::{
     },
     xmit,
 };
-use kernel::sync::Arc;
+use kernel::sync::{
+    rcu,
+    Arc, //
+};
 
 /// One packet to send: of the work request in `slot`, from byte `offset`.
 struct Step {
@@ -76,6 +83,11 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind)
         Some(WrOpcode::AtomicFetchAndAdd) if !inline && rc => (false, Kind::FetchAdd),
         // Its 8 bytes are in the work request (`dma.atomic_wr`).
         Some(WrOpcode::AtomicWrite) if rc => return Ok((8, false, Kind::AtomicWrite)),
+        Some(WrOpcode::SendWithInv) if rc => (false, Kind::SendInv),
+        // Local operations (`WR_LOCAL_OP_MASK`): a bind on RC and UC, a
+        // local invalidation on RC.
+        Some(WrOpcode::BindMw) => return Ok((0, false, Kind::Bind)),
+        Some(WrOpcode::LocalInv) if rc => return Ok((0, false, Kind::LocalInv)),
         _ => return Err(WcStatus::LocQpOpErr),
     };
     let len = datapath::claimed_length(w).ok_or(WcStatus::LocQpOpErr)?;
@@ -90,10 +102,31 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind)
 enum Next {
     /// Send this packet.
     Packet(Step),
-    /// A work request refused before it was sent: complete it in order.
-    Refused,
+    /// A work request done or refused without a packet (a local
+    /// operation, or one refused before it was sent): complete what may
+    /// be completed, in order, and go on.
+    Complete,
     /// Nothing to send now.
     Stop,
+}
+
+/// A local operation, done when the requester reaches it
+/// (`rxe_req.c:rxe_do_local_ops`): the status it completes with if it
+/// fails (the QP then fails too).
+fn local_op(dev: &DriverDevice<Rv>, qp: &QpCore, w: &SendWqe<'_>, kind: Kind) -> Option<WcStatus> {
+    let guard = rcu::read_lock();
+    match kind {
+        Kind::Bind => mw::bind(dev, &guard, qp, &w.bind())
+            .err()
+            .map(|()| WcStatus::MwBindErr),
+        Kind::LocalInv => {
+            let by = Invalidator::Local { pd: qp.pd };
+            mw::invalidate(dev, &guard, w.invalidate_rkey(), by)
+                .err()
+                .map(|()| WcStatus::LocQpOpErr)
+        }
+        _ => None,
+    }
 }
 
 /// Sends what the send ring of `qp`, an RC QP, holds, under its send
@@ -116,7 +149,7 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
         }
         let step = match next(dev, qp, st, producer) {
             Next::Packet(step) => step,
-            Next::Refused => {
+            Next::Complete => {
                 comp::complete(qp.as_arc_borrow());
                 continue;
             }
@@ -164,6 +197,46 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
         let wr_id = w.wr_id();
         let checked = check(qp, &w);
         let (len, imm, kind) = checked.unwrap_or((0, false, Kind::Send));
+        if checked.is_ok() {
+            // `rxe_req.c:rxe_wqe_is_fenced`: a local invalidation waits
+            // until everything before it completed (IBA 10.6.5.1, made
+            // mandatory as soft-RoCE does), a fenced request until the
+            // READs and atomics before it did (IBA 10.8.3.3). The
+            // completer kicks the requester on.
+            let fenced = if kind == Kind::LocalInv {
+                r.comp != slot
+            } else {
+                w.send_flags().contains(SendFlag::Fence) && r.reads_out != 0
+            };
+            if fenced {
+                r.waiting = true;
+                return Next::Stop;
+            }
+        }
+        if checked.is_ok() && kind.local() {
+            let error = local_op(dev, qp, &w, kind);
+            let psn = r.psn;
+            // CAST: A slot.
+            r.pending[slot as usize] = Pending {
+                wr_id,
+                // No PSN of its own: complete once what was sent before
+                // it is acknowledged; never sent again.
+                first: psn,
+                last: Psn::new(psn.value().wrapping_sub(1)),
+                len: 0,
+                imm: false,
+                kind,
+                signaled,
+                error,
+            };
+            r.fresh = qp.sq.next(slot);
+            r.next = r.fresh;
+            if error.is_some() {
+                // Completes in order, then the QP fails.
+                r.refused = true;
+            }
+            return Next::Complete;
+        }
         if checked.is_ok() && kind.responds() {
             // `rxe_req.c`: a READ or an atomic waits for a credit
             // (`max_rd_atomic`).
@@ -198,8 +271,18 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
             // follows waits for the flush.
             r.next = r.fresh;
             r.refused = true;
-            return Next::Refused;
+            return Next::Complete;
         }
+    }
+    // A local operation was done when first reached: the requester sends
+    // again what came before it (a retransmission), never it.
+    // CAST: A slot.
+    while r.next != r.fresh && r.pending[r.next as usize].kind.local() {
+        r.next = qp.sq.next(r.next);
+        r.offset = 0;
+    }
+    if r.next == r.fresh {
+        return Next::Complete;
     }
     if qp.qp_type == QpType::Rc && psn_distance(r.una, r.psn) >= MAX_UNACKED_PSNS {
         r.waiting = true;
@@ -285,12 +368,16 @@ fn packet(
             Kind::CmpSwap => &opcode::RC_COMPARE_SWAP,
             Kind::FetchAdd => &opcode::RC_FETCH_ADD,
             Kind::AtomicWrite => &opcode::RC_ATOMIC_WRITE,
+            Kind::SendInv => opcode::send_inv(first, last),
+            // Never sent.
+            Kind::Bind | Kind::LocalInv => return Err(WcStatus::LocQpOpErr),
         },
         dest_qpn: a.dest_qp_num,
         src_qpn: qp.qpn,
         psn: step.psn,
         qkey: 0,
         imm: (last && p.imm).then(|| w.imm_data()),
+        ieth: w.invalidate_rkey(),
         solicited: last && w.send_flags().contains(SendFlag::Solicited),
         ack_req: !uc && (last || index % MAX_PKT_PER_ACK == 0),
         aeth: 0,

@@ -45,6 +45,10 @@ use crate::sw::{
         self,
         MrAccess, //
     },
+    mw::{
+        self,
+        Invalidator, //
+    },
     qp::{
         QpCore,
         RecvState, //
@@ -378,6 +382,22 @@ pub(super) fn take(
     let mut failed = false;
     if end {
         rs.resp.in_msg = None;
+        if let Some(key) = pkt.ieth {
+            // A SEND with invalidate (`rxe_resp.c:execute`): the window of
+            // its IETH is invalidated once the data is in; if it cannot be,
+            // the receive completes with `IB_WC_REM_INV_REQ_ERR`, the SEND
+            // is acknowledged all the same and the QP fails (class J).
+            let by = Invalidator::Remote { uid: qp.uid };
+            if mw::invalidate(dev, guard, key, by).is_err() {
+                complete_error(qp, rs, WcStatus::RemInvReqErr);
+                let ack = pkt.ack_req.then_some(Answer::Ack {
+                    syndrome: AETH_ACK_UNLIMITED,
+                    psn: pkt.psn,
+                    msn: rs.resp.msn,
+                });
+                return Ok((ack, true));
+            }
+        }
         rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
         if !write || pkt.imm.is_some() {
             let wr_id = RecvWqe::new(&rs.wqe).map_or(0, |w| w.wr_id());
@@ -386,6 +406,9 @@ pub(super) fn take(
             let mut flags = WcFlags::from(WcFlag::Grh);
             if pkt.imm.is_some() {
                 flags |= WcFlag::WithImm;
+            }
+            if pkt.ieth.is_some() {
+                flags |= WcFlag::WithInvalidate;
             }
             // `rxe_resp.c:do_complete`, for RC: a WRITE's length is the
             // whole message's.
@@ -398,7 +421,9 @@ pub(super) fn take(
                     WcOpcode::Recv
                 },
                 byte_len: total,
-                imm_data: pkt.imm.unwrap_or(0),
+                // The union of `ex`: the R_Key invalidated, else the
+                // immediate data.
+                imm_data: pkt.ieth.or(pkt.imm).unwrap_or(0),
                 qp_num: qp.qpn,
                 // As soft-RoCE: the source QP only with a DETH (UD).
                 src_qp: 0,
@@ -423,8 +448,9 @@ pub(super) fn take(
 }
 
 /// The region of R_Key `rkey` for `len` bytes at `va`, with remote
-/// `access`, for `qp`'s PD: its offset and the access, or `Err` for a
-/// remote access error (`rxe_resp.c:check_rkey`).
+/// `access`, for `qp`'s PD, directly or through a memory window
+/// ([`mw::remote`]): its offset and the access, or `Err` for a remote
+/// access error (`rxe_resp.c:check_rkey`).
 pub(super) fn remote<'a>(
     dev: &'a DriverDevice<Rv>,
     guard: &'a rcu::Guard,
@@ -434,6 +460,9 @@ pub(super) fn remote<'a>(
     va: u64,
     len: u32,
 ) -> core::result::Result<(usize, MrAccess<'a>), ()> {
+    if mw::is_window(rkey) {
+        return mw::remote(dev, guard, qp, access, rkey, va, u64::from(len));
+    }
     let mr = mr::find(dev, guard, rkey).map_err(|_| ())?;
     let off = mr
         .check_remote(qp.pd, access, va, u64::from(len))

@@ -327,6 +327,19 @@ pub(crate) fn send(uc: bool, first: bool, last: bool, imm: bool) -> &'static Opc
     &CONNECTED_OPS[usize::from(uc)][place(first, last, imm)]
 }
 
+/// RC's SEND with invalidate of a message's packet: its first, its last
+/// (with the IETH), both, or neither.
+pub(crate) fn send_inv(first: bool, last: bool) -> &'static Opcode {
+    match (first, last) {
+        (_, false) => send(false, first, false, false),
+        (false, true) => &RC_SEND_INV[0],
+        (true, true) => &RC_SEND_INV[1],
+    }
+}
+
+/// RC's `SEND_LAST_WITH_INVALIDATE` and `SEND_ONLY_WITH_INVALIDATE`.
+static RC_SEND_INV: [Opcode; 2] = [entry(0x16), entry(0x17)];
+
 /// The operations of RC requests (`code & 0x1f`) that rv0 executes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Operation {
@@ -353,7 +366,7 @@ impl Opcode {
     /// What an RC request does.
     pub(crate) fn operation(&self) -> Operation {
         match self.code & 0x1f {
-            0x00..=0x05 => Operation::Send,
+            0x00..=0x05 | 0x16 | 0x17 => Operation::Send,
             0x06..=0x0b => Operation::Write,
             0x0c => Operation::Read,
             0x13 => Operation::Atomic(true),
@@ -390,6 +403,7 @@ const _: () = {
     let ack = entry(0x12);
     assert!(ack.len == 12 && ack.offsets[4] == 0 && ack.offsets[5] == 4);
     assert!(entry(0x13).len == 28);
+    assert!(entry(0x17).len == 4 && entry(0x16).len == 4);
     let flush = entry(0x1c);
     assert!(flush.len == 20 && flush.offsets[1] == 0 && flush.offsets[2] == 4);
     let t = table();

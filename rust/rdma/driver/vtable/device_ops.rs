@@ -83,6 +83,12 @@ impl<T: Driver> Vtable<T> {
                 // CAST: A flag of the 64-bit mask.
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_SRQ_RESIZE as u64;
             }
+            attr.max_mw = a.max_mw.try_into()?;
+            if a.max_mw != 0 {
+                // CAST: Flags of the 64-bit mask.
+                attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_MEM_WINDOW as u64
+                    | bindings::ib_device_cap_flags_IB_DEVICE_MEM_WINDOW_TYPE_2B as u64;
+            }
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The operations of memory regions.
+//! The operations of memory regions and memory windows.
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
@@ -23,6 +23,7 @@ use crate::{
             Rereg,
             ReregFlags, //
         },
+        mw::MwAlloc,
         pd::Pd,
     },
 };
@@ -153,6 +154,52 @@ impl<T: Driver> Vtable<T> {
                 Object::<_, T::Mr>::drop_data(mr);
                 Object::<bindings::ib_mr, T::Mr>::free(mr);
             }
+            Ok(0)
+        })
+    }
+
+    /// `ib_device_ops.alloc_mw`.
+    ///
+    /// # Safety
+    ///
+    /// `mw` is a zeroed object of `size_ib_mw` bytes from ib_core with its
+    /// own fields set (`uverbs_cmd.c:ib_uverbs_alloc_mw`: `device`, a
+    /// `DriverDevice<T>`, the PD it holds for the call, the type), that
+    /// stays in place until freed. The driver data of the verb (`udata`)
+    /// is not passed on: no driver of this layer reads any.
+    pub(super) unsafe extern "C" fn alloc_mw(
+        mw: *mut bindings::ib_mw,
+        _udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: ib_core's fresh window (the caller's promise), ours
+            // until we return.
+            let req = unsafe { MwAlloc::from_raw(mw) }.ok_or(EINVAL)?;
+            // SAFETY: The window's device is a `DriverDevice<T>`, its PD
+            // live with initialised data for the call (the caller's
+            // promise).
+            let (dev, pd) = unsafe { (dev::<T>((*mw).device), Object::<_, T::Pd>::data((*mw).pd)) };
+            // SAFETY: A fresh object of the driver's size, as `Object`
+            // needs.
+            unsafe { Object::init(mw, T::alloc_mw(dev, pd, &req)) }.map(|()| 0)
+        })
+    }
+
+    /// `ib_device_ops.dealloc_mw`.
+    ///
+    /// # Safety
+    ///
+    /// `mw` was set up by a successful `alloc_mw` of this table; ib_core
+    /// frees it without using it again once this returns 0
+    /// (`uverbs_main.c:uverbs_dealloc_mw`), and keeps it otherwise.
+    pub(super) unsafe extern "C" fn dealloc_mw(mw: *mut bindings::ib_mw) -> c_int {
+        // SAFETY: The window is live with initialised data (the caller's
+        // promise), on a `DriverDevice<T>`.
+        let (dev, data) = unsafe { (dev::<T>((*mw).device), Object::<_, T::Mw>::data(mw)) };
+        from_result(|| {
+            T::dealloc_mw(dev, data)?;
+            // SAFETY: Released: ib_core frees the object next.
+            unsafe { Object::<_, T::Mw>::drop_data(mw) };
             Ok(0)
         })
     }
