@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""RDMA atomics on RC, through pyverbs: results and errors.
+"""RDMA atomics and FLUSH on RC, through pyverbs: results and errors.
 
     rc_atomic.py CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX
 
@@ -22,6 +22,23 @@ no_access: a region without IBV_ACCESS_REMOTE_ATOMIC:
   IBV_WC_REM_ACCESS_ERR.
 qp_no_atomic: the responder's QP without IBV_ACCESS_REMOTE_ATOMIC:
   IBV_WC_REM_INV_REQ_ERR.
+flush: a FLUSH of global visibility of 64 bytes of a region registered
+  with IBV_ACCESS_FLUSH_GLOBAL, then one of the whole region (its length
+  ignored): both complete (IBV_WC_FLUSH, their lengths).
+flush_persistent: a FLUSH of persistence to that region (not registered
+  for it): IBV_WC_REM_ACCESS_ERR.
+flush_no_access: a FLUSH of global visibility to a region without
+  IBV_ACCESS_FLUSH_GLOBAL: IBV_WC_REM_ACCESS_ERR.
+flush_past: a FLUSH of a range past the region's end:
+  IBV_WC_REM_ACCESS_ERR.
+flush_qp_no_access: the responder's QP without IBV_ACCESS_FLUSH_GLOBAL:
+  IBV_WC_REM_INV_REQ_ERR.
+atomic_write: an ATOMIC WRITE of 8 bytes stores them, in order, and
+  completes (IBV_WC_ATOMIC_WRITE); a second one replaces them.
+atomic_write_misaligned: an ATOMIC WRITE 4 bytes past the 8-byte boundary:
+  IBV_WC_REM_INV_REQ_ERR (the rxe provider does not check it).
+atomic_write_qp_no_write: the responder's QP without remote write:
+  IBV_WC_REM_INV_REQ_ERR.
 
 The error cases also leave the requester's QP in the error state. Prints
 what was seen, then "ok CASE" or "not ok CASE" for each case, and exits 0
@@ -32,10 +49,13 @@ import errno
 import struct
 import sys
 
-from pyverbs.libibverbs_enums import (ibv_qp_state, ibv_wc_opcode, ibv_wc_status,
-                                      ibv_wr_opcode)
+from pyverbs.libibverbs_enums import (ibv_placement_type, ibv_qp_create_send_ops_flags,
+                                      ibv_qp_init_attr_mask, ibv_qp_state, ibv_qp_type,
+                                      ibv_selectivity_level, ibv_send_flags, ibv_wc_opcode,
+                                      ibv_wc_status, ibv_wr_opcode)
 from pyverbs.mr import MR
 from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QPAttr, QPCap, QPEx, QPInitAttrEx
 from pyverbs.wr import SGE, SendWR
 
 import rc_common
@@ -142,7 +162,7 @@ def failing(req, resp, case):
     atomic(qp, req, 0, 9, ibv_wr_opcode.IBV_WR_ATOMIC_FETCH_AND_ADD, resp.mr.rkey,
            resp.mr.buf, 1)
     wcs = req.poll(1)
-    state = rc_common.state(qp)
+    state = rc_common.settled_state(qp, ibv_qp_state.IBV_QPS_ERR)
     got = [(w.wr_id, w.status) for w in wcs]
     print("completions %s, state %d" % (got, state))
     want = (ibv_wc_status.IBV_WC_REM_ACCESS_ERR if case == "no_access"
@@ -150,7 +170,103 @@ def failing(req, resp, case):
     return got == [(9, want)] and state == ibv_qp_state.IBV_QPS_ERR
 
 
-CASES = ("shared", "cas", "misaligned", "no_access", "qp_no_atomic")
+FLUSH_ACCESS = A.IBV_ACCESS_FLUSH_GLOBAL | A.IBV_ACCESS_FLUSH_PERSISTENT
+GLOBAL = ibv_placement_type.IBV_FLUSH_GLOBAL
+PERSISTENT = ibv_placement_type.IBV_FLUSH_PERSISTENT
+RANGE = ibv_selectivity_level.IBV_FLUSH_RANGE
+WHOLE = ibv_selectivity_level.IBV_FLUSH_MR
+
+
+def ex_pair(req, resp, access=ALL | FLUSH_ACCESS,
+            ops=ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_FLUSH):
+    """A requester QP of the extended API (the one that posts FLUSH and
+    ATOMIC WRITE), for the operations `ops`, in INIT, connected to a
+    responder's QP allowing `access`."""
+    init = QPInitAttrEx(qp_type=ibv_qp_type.IBV_QPT_RC, scq=req.cq, rcq=req.cq, pd=req.pd,
+                        cap=QPCap(max_send_wr=8, max_recv_wr=4),
+                        send_ops_flags=ops,
+                        comp_mask=ibv_qp_init_attr_mask.IBV_QP_INIT_ATTR_PD |
+                        ibv_qp_init_attr_mask.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+    attr = QPAttr(port_num=1)
+    attr.qp_access_flags = ALL
+    a = QPEx(req.ctx, init, attr)
+    b = resp.new_qp(access=access)
+    req.connect(a, resp.gid, b.qp_num)
+    resp.connect(b, req.gid, a.qp_num)
+    return a, b
+
+
+def flush(req, resp, case):
+    """FLUSHes the responder allows or refuses: their completions, the
+    requester's QP's state."""
+    mr_access = A.IBV_ACCESS_LOCAL_WRITE | A.IBV_ACCESS_REMOTE_WRITE
+    if case != "flush_no_access":
+        mr_access |= A.IBV_ACCESS_FLUSH_GLOBAL
+    resp.mr = MR(resp.pd, 4096, mr_access)
+    qp_access = ALL | FLUSH_ACCESS
+    if case == "flush_qp_no_access":
+        qp_access = ALL | A.IBV_ACCESS_FLUSH_PERSISTENT
+    qp, _ = ex_pair(req, resp, qp_access)
+    posts = {"flush": [(1, GLOBAL, RANGE, 0, 64), (2, GLOBAL, WHOLE, 0, 12345678)],
+             "flush_persistent": [(3, PERSISTENT, RANGE, 0, 64)],
+             "flush_no_access": [(4, GLOBAL, RANGE, 0, 64)],
+             "flush_past": [(5, GLOBAL, RANGE, 4096 - 32, 64)],
+             "flush_qp_no_access": [(6, GLOBAL, RANGE, 0, 64)]}[case]
+    for wr_id, ptype, level, off, length in posts:
+        qp.wr_start()
+        qp.wr_id = wr_id
+        qp.wr_flags = ibv_send_flags.IBV_SEND_SIGNALED
+        qp.wr_flush(resp.mr.rkey, resp.mr.buf + off, length, ptype, level)
+        qp.wr_complete()
+    wcs = req.poll(len(posts))
+    got = [(w.wr_id, w.status, w.opcode if w.status == 0 else 0,
+            w.byte_len if w.status == 0 else 0) for w in wcs]
+    want_state = ibv_qp_state.IBV_QPS_RTS if case == "flush" else ibv_qp_state.IBV_QPS_ERR
+    state = rc_common.settled_state(qp, want_state)
+    print("completions %s, state %d" % (got, state))
+    want = {"flush": [(1, 0, ibv_wc_opcode.IBV_WC_FLUSH, 64),
+                      (2, 0, ibv_wc_opcode.IBV_WC_FLUSH, 12345678)],
+            "flush_persistent": [(3, ibv_wc_status.IBV_WC_REM_ACCESS_ERR, 0, 0)],
+            "flush_no_access": [(4, ibv_wc_status.IBV_WC_REM_ACCESS_ERR, 0, 0)],
+            "flush_past": [(5, ibv_wc_status.IBV_WC_REM_ACCESS_ERR, 0, 0)],
+            "flush_qp_no_access": [(6, ibv_wc_status.IBV_WC_REM_INV_REQ_ERR, 0, 0)]}[case]
+    return got == want and state == want_state
+
+
+def atomic_write(req, resp, case):
+    """ATOMIC WRITEs: the bytes stored and the completions, or the error
+    and the requester's QP's state."""
+    access = ALL & ~A.IBV_ACCESS_REMOTE_WRITE if case == "atomic_write_qp_no_write" else ALL
+    qp, _ = ex_pair(req, resp, access,
+                    ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_ATOMIC_WRITE)
+    resp.mr.write(bytes(16), 16, 0)
+    off = 4 if case == "atomic_write_misaligned" else 8
+    values = [0x1122334455667788, 0x0102030405060708] if case == "atomic_write" else [7]
+    for i, v in enumerate(values):
+        qp.wr_start()
+        qp.wr_id = 20 + i
+        qp.wr_flags = ibv_send_flags.IBV_SEND_SIGNALED
+        qp.wr_atomic_write(resp.mr.rkey, resp.mr.buf + off, struct.pack("<Q", v))
+        qp.wr_complete()
+        wcs = req.poll(1)
+        if not wcs or wcs[0].status != ibv_wc_status.IBV_WC_SUCCESS:
+            break
+    got = [(w.wr_id, w.status, w.opcode if w.status == 0 else 0) for w in wcs]
+    if case == "atomic_write":
+        stored = value(resp.mr, 8)
+        state = rc_common.state(qp)
+        print("completions %s, stored %#x, state %d" % (got, stored, state))
+        return (got == [(21, 0, ibv_wc_opcode.IBV_WC_ATOMIC_WRITE)] and stored == values[1] and
+                value(resp.mr, 0) == 0 and state == ibv_qp_state.IBV_QPS_RTS)
+    state = rc_common.settled_state(qp, ibv_qp_state.IBV_QPS_ERR)
+    print("completions %s, stored %#x, state %d" % (got, value(resp.mr, 0), state))
+    return (got == [(20, ibv_wc_status.IBV_WC_REM_INV_REQ_ERR, 0)] and
+            value(resp.mr, 0) == 0 and state == ibv_qp_state.IBV_QPS_ERR)
+
+
+CASES = ("shared", "cas", "misaligned", "no_access", "qp_no_atomic", "flush",
+         "flush_persistent", "flush_no_access", "flush_past", "flush_qp_no_access",
+         "atomic_write", "atomic_write_misaligned", "atomic_write_qp_no_write")
 
 
 def run(case, argv):
@@ -161,6 +277,10 @@ def run(case, argv):
         return shared(req, resp)
     if case == "cas":
         return cas(req, resp)
+    if case.startswith("flush"):
+        return flush(req, resp, case)
+    if case.startswith("atomic_write"):
+        return atomic_write(req, resp, case)
     return failing(req, resp, case)
 
 

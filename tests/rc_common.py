@@ -5,6 +5,8 @@ rc_hostile.py, rc_loss.py, uc_loss.py, srq_cases.py): a device end
 (path MTU 1024, PSNs 0, the peer's GID as a global route) and polling with
 a deadline, through pyverbs."""
 
+import os
+import select
 import sys
 import time
 
@@ -102,16 +104,31 @@ def state(qp):
     return qp.query(M.IBV_QP_STATE)[0].qp_state
 
 
+def settled_state(qp, want, secs=5):
+    """The state of `qp` once it is `want` or `secs` seconds have passed:
+    a QP fails just after the completion or the NAK that says so (soft-RoCE
+    posts the completion, then moves the QP)."""
+    end = time.monotonic() + secs
+    while True:
+        got = state(qp)
+        if got == want or time.monotonic() > end:
+            return got
+        time.sleep(0.01)
+
+
 def run_cases(cases, run, argv, doc):
-    """The scripts' main with cases: `run(case, argv)` for the case argv[1]
-    names, or for each of `cases` with "all" (in one process: Python starts
+    """The scripts' main with cases: `run(case, argv)` for the cases argv[1]
+    names (separated by commas), or for each of `cases` with "all" (in one
+    process: Python starts
     slowly on the debug kernel), each followed by "ok CASE" or "not ok
     CASE"; the exit status (2 with the usage of `doc`)."""
-    if len(argv) != 6 or argv[1] not in tuple(cases) + ("all",):
+    chosen = tuple(cases) if len(argv) == 6 and argv[1] == "all" else \
+        tuple(argv[1].split(",")) if len(argv) == 6 else ()
+    if not chosen or any(c not in cases for c in chosen):
         print(doc.split("\n\n")[1], file=sys.stderr)
         return 2
     failed = 0
-    for case in cases if argv[1] == "all" else (argv[1],):
+    for case in chosen:
         ok = run(case, argv)
         print("%s %s" % ("ok" if ok else "not ok", case), flush=True)
         failed += not ok
@@ -138,3 +155,26 @@ def run_ways(one_way, argv, count, doc):
         print("%s %s -> %s" % ("ok" if ok else "not ok", way[0], way[2]), flush=True)
         failed += not ok
     return 0 if failed == 0 else 1
+
+
+def event_fds():
+    """The uverbs async event files this process has open."""
+    out = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink("/proc/self/fd/" + fd) == "anon_inode:[infinibandevent]":
+                out.add(int(fd))
+        except OSError:
+            pass
+    return out
+
+
+def events(ctx, fds, secs):
+    """The async events of context `ctx` (its event file among `fds`)
+    within `secs` seconds of the last one."""
+    got = []
+    while select.select(list(fds), [], [], secs)[0]:
+        ev = ctx.get_async_event()
+        got.append(ev.event_type)
+        ev.ack()
+    return got

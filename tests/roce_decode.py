@@ -7,7 +7,7 @@
 Reads an Ethernet capture (tcpdump -w) and decodes every UDP datagram to
 port 4791 as RoCE v2: IPv4 or IPv6, UDP, BTH, then for UD the DETH, for
 RC and UC the extended headers of the opcode (RETH, AETH, AtomicETH,
-AtomicAckETH, IETH), the immediate data if the opcode has one, the
+AtomicAckETH, IETH, FETH), the immediate data if the opcode has one, the
 payload, its pad and the ICRC.  Each packet is
 checked field by field against the RoCE v2 annex and soft-RoCE's sending
 code (drivers/infiniband/sw/rxe/rxe_net.c, rxe_icrc.c, rxe_qp.c):
@@ -51,8 +51,8 @@ UD_OPCODES = {0x64: "UD_SEND_ONLY", 0x65: "UD_SEND_ONLY_WITH_IMMEDIATE"}
 
 # The connected opcodes (low five bits): name, extended headers in their
 # order, whether a payload follows; UC has the first twelve.
-RETH, AETH, ATMETH, ATMACK, IMMDT, IETH = ("reth", 16), ("aeth", 4), ("atmeth", 28), \
-    ("atmack", 8), ("imm", 4), ("ieth", 4)
+RETH, AETH, ATMETH, ATMACK, IMMDT, IETH, FETH = ("reth", 16), ("aeth", 4), ("atmeth", 28), \
+    ("atmack", 8), ("imm", 4), ("ieth", 4), ("feth", 4)
 CONNECTED = {
     0x00: ("SEND_FIRST", [], True),
     0x01: ("SEND_MIDDLE", [], True),
@@ -77,6 +77,8 @@ CONNECTED = {
     0x14: ("FETCH_ADD", [ATMETH], False),
     0x16: ("SEND_LAST_WITH_INVALIDATE", [IETH], True),
     0x17: ("SEND_ONLY_WITH_INVALIDATE", [IETH], True),
+    0x1C: ("FLUSH", [FETH, RETH], False),
+    0x1D: ("ATOMIC_WRITE", [RETH], True),
 }
 ICRC_SEED = 0xDEBB20E3
 
@@ -266,6 +268,11 @@ def connected(f, ip, udp, rest, low, pad, sport, dport):
             f["orig"] = struct.unpack(">Q", h)[0]
         elif name == "imm":
             f["imm"] = "0x%08x" % struct.unpack(">I", h)[0]
+        elif name == "feth":
+            bits = struct.unpack(">I", h)[0]
+            if bits & ~0x3F:
+                raise Bad("FETH reserved bits 0x%08x" % (bits & ~0x3F))
+            f["feth"] = "level %d type %d" % ((bits >> 4) & 3, bits & 0xF)
         else:
             f["ieth_rkey"] = "0x%x" % struct.unpack(">I", h)[0]
         at += size
@@ -316,7 +323,7 @@ def frames(path):
 
 # What the senders are compared on: what does not depend on the QP.
 SHAPE = ("ip", "tos", "ttl", "udp_sum", "dport", "opcode", "se", "pad", "ackreq",
-         "qkey", "payload", "syndrome", "reth_len", "icrc")
+         "qkey", "payload", "syndrome", "reth_len", "feth", "icrc")
 
 
 def main(argv):

@@ -5,11 +5,14 @@
 # the single-process test scripts, each running both ends of its QPs, one
 # device rv0 (veth0) and a peer on veth1 in netns peer, first soft-RoCE
 # (rxe1), then another rv device (rv1).  With each peer, rc_atomic.py's
-# results and errors of atomics with rv0 at either end and the ends of
+# results and errors of atomics, ATOMIC WRITE and FLUSH with rv0 at either end
+# and the ends of
 # retrying (rc_retry.py): a peer that never answers ends in
 # IBV_WC_RETRY_EXC_ERR, a receiver with nothing posted in
 # IBV_WC_RNR_RETRY_EXC_ERR, after the configured retries, and a QP
-# destroyed while it retries.  Then, with rv1, RC under 5% loss both ways
+# destroyed while it retries; SQD with a large RDMA WRITE in flight
+# (sqd_cases.py: drained, then IBV_EVENT_SQ_DRAINED).  Then, with rv1, RC
+# under 5% loss both ways
 # (rc_loss.py: every message whole, in order) and UC (uc_loss.py: whole
 # messages in order or none of them), where the retransmissions and the
 # messages dropped show in the wire counters; and hostile packets
@@ -31,6 +34,9 @@ RETRY=$(dirname "$0")/rc_retry.py
 UC_LOSS=$(dirname "$0")/uc_loss.py
 RC_LOSS=$(dirname "$0")/rc_loss.py
 ATOMIC=$(dirname "$0")/rc_atomic.py
+SQD=$(dirname "$0")/sqd_cases.py
+ATOMIC_CASES="shared cas misaligned no_access qp_no_atomic flush flush_persistent flush_no_access
+	flush_past flush_qp_no_access atomic_write atomic_write_misaligned atomic_write_qp_no_write"
 TMP=$(mktemp -d /tmp/rv0_rc_cases.XXXXXX)
 
 cleanup() {
@@ -46,6 +52,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# sqd_same - sqd_cases.py had the same outcome with the drained QP on rv0
+# as on the peer, and was right on the peer.
+sqd_same() {
+	local a b
+	a=$(grep '^# sqd_in_flight:' "$TMP/sqd.rv0")
+	b=$(grep '^# sqd_in_flight:' "$TMP/sqd.peer")
+	[ -n "$a" ] && [ "$a" = "$b" ] && grep -qx "# ok sqd_in_flight" "$TMP/sqd.peer"
+}
+
 # atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE
 # (or all).
 atomics() { script "$ATOMIC" "$@"; }
@@ -55,7 +70,7 @@ modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS
 	ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
 	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
 	ktap_exit_fail_msg "setup failed"
-ktap_set_plan 53
+ktap_set_plan 84
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 p4=$(wait_gid rxe1 ::ffff:$IP4_B)
@@ -67,12 +82,18 @@ for peer in rxe1 rv1; do
 			ip netns exec $NS rdma link add rv1 type rverbs netdev veth1
 		p4=$(wait_gid rv1 ::ffff:$IP4_B)
 	fi
-	atomics all rv0 "$g4" $peer "$p4" >"$TMP/atomics.to"
+	# rv0's FLUSHes do not reach soft-RoCE, which expects its own ICRC of
+	# FLUSH (Documentation/rv0.rst): towards rxe1, the cases without FLUSH.
+	to_cases=$ATOMIC_CASES
+	[ $peer = rxe1 ] && to_cases=$(printf '%s\n' $ATOMIC_CASES | grep -v '^flush')
+	atomics "$(echo $to_cases | tr ' ' ,)" rv0 "$g4" $peer "$p4" >"$TMP/atomics.to"
 	atomics all $peer "$p4" rv0 "$g4" >"$TMP/atomics.from"
 	cat "$TMP/atomics.to" "$TMP/atomics.from"
-	for c in shared cas misaligned no_access qp_no_atomic; do
+	for c in $to_cases; do
 		ksft_check "rv0 -> $peer: atomics, $c (rc_atomic.py)" \
 			grep -qx "# ok $c" "$TMP/atomics.to"
+	done
+	for c in $ATOMIC_CASES; do
 		ksft_check "$peer -> rv0: atomics, $c (rc_atomic.py)" \
 			grep -qx "# ok $c" "$TMP/atomics.from"
 	done
@@ -81,8 +102,20 @@ for peer in rxe1 rv1; do
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" grep -qx "# ok $c" "$TMP/retry"
 	done
+	# SQD with a large RDMA WRITE in flight (sqd_cases.py), on a path
+	# slowed by 20 ms (veth0), the drained QP on rv0, then on the peer.
+	tc qdisc add dev veth0 root netem delay 20ms
+	script "$SQD" rv0 "$g4" $peer "$p4" >"$TMP/sqd.rv0"
+	script "$SQD" $peer "$p4" rv0 "$g4" >"$TMP/sqd.peer"
+	tc qdisc del dev veth0 root
+	cat "$TMP/sqd.rv0" "$TMP/sqd.peer"
+	ksft_check "rv0 -> $peer: SQD with an RDMA WRITE in flight drains it, SQ_DRAINED once (sqd_cases.py)" \
+		grep -qx "# ok sqd_in_flight" "$TMP/sqd.rv0"
+	ksft_check "$peer -> rv0: the same with the drained QP on $peer, as on rv0 (sqd_cases.py)" \
+		sqd_same
 done
 ksft_check "rv0 and rv1 dropped nothing but RC's recovery and RNR" wire_clean_both
+
 
 retr0=$(counter rv0 rc_retransmit)
 tc qdisc add dev veth0 root netem loss 5% &&

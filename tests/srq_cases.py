@@ -31,7 +31,6 @@ last_wqe          an RC QP on an SRQ moved to the error state: the events
                   within a second (IBV_EVENT_QP_LAST_WQE_REACHED)
 """
 
-import os
 import select
 import sys
 
@@ -63,26 +62,14 @@ def attrs(srq):
     return "max_wr %d max_sge %d limit %d" % (a.max_wr, a.max_sge, a.srq_limit)
 
 
-def event_fds():
-    """The uverbs async event files this process has open."""
-    out = set()
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink("/proc/self/fd/" + fd) == "anon_inode:[infinibandevent]":
-                out.add(int(fd))
-        except OSError:
-            pass
-    return out
-
-
 class Ends:
     """DEV's end (with SRQs) and the peer's, from rc_common; the async
     event file of DEV's context (pyverbs does not say which it is)."""
 
     def __init__(self, argv, mr_len=4096):
-        before = event_fds()
+        before = rc_common.event_fds()
         self.loc = rc_common.End(argv[1], int(argv[2]), mr_len=mr_len)
-        self.loc_events = event_fds() - before
+        self.loc_events = rc_common.event_fds() - before
         self.peer = rc_common.End(argv[3], int(argv[4]), mr_len=mr_len)
 
     def srq(self, max_wr=16, max_sge=1, limit=0):
@@ -301,16 +288,6 @@ def limit_event(argv):
         len(e.loc_events) == 1 and armed == 7 and event == 15 and after == 0
 
 
-def events(e, secs):
-    """The async events of DEV's context within secs of the last one."""
-    got = []
-    while select.select(list(e.loc_events), [], [], secs)[0]:
-        ev = e.loc.ctx.get_async_event()
-        got.append(ev.event_type)
-        ev.ack()
-    return got
-
-
 def last_wqe(argv):
     e = Ends(argv)
     srq = e.srq()
@@ -318,7 +295,7 @@ def last_wqe(argv):
     e.post(srq, 1, length=64)
     a = QPAttr(qp_state=ibv_qp_state.IBV_QPS_ERR)
     q.modify(a, rc_common.M.IBV_QP_STATE)
-    got = events(e, 1)
+    got = rc_common.events(e.loc.ctx, e.loc_events, 1)
     return "events %s" % " ".join(map(str, got)), len(e.loc_events) == 1 and 16 in got
 
 

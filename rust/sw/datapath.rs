@@ -112,8 +112,9 @@ pub(crate) fn send_queue(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>) -> Result {
         return Err(EINVAL);
     }
     // A drained send queue holds what is posted until the QP is back in
-    // RTS (`rxe_req.c:req_next_wqe`).
-    if state == QpState::Sqd {
+    // RTS (`rxe_req.c:req_next_wqe`); a connected QP's requester sends what
+    // it has begun (again, if need be) and begins nothing new.
+    if state == QpState::Sqd && !qp.qp_type.connected() {
         return Ok(());
     }
     if qp.qp_type.connected() {
@@ -267,6 +268,7 @@ fn send_one(
         qkey: w.remote_qkey(),
         imm: with_imm.then(|| w.imm_data()),
         ieth: 0,
+        feth: 0,
         solicited: w.send_flags().contains(SendFlag::Solicited),
         ack_req: false,
         aeth: 0,

@@ -157,6 +157,12 @@ impl Driver for Rv {
             max_srq_sge: if dev.rc() { srq::MAX_SRQ_SGE } else { 0 },
             // Memory windows, type 1 and 2B, with RC (`RXE_MAX_MW`).
             max_mw: if dev.rc() { mw::MAX_MW } else { 0 },
+            // FLUSH of global visibility with RC; not of persistence: no
+            // region of rv0 is persistent memory (soft-RoCE reports
+            // `IB_DEVICE_FLUSH_PERSISTENT` and refuses to register memory
+            // that is not with `EINVAL`; ib_core refuses it for rv0 with
+            // `EOPNOTSUPP`).
+            flush_global: dev.rc(),
             max_pkeys: 1,
             xrc: true,
             allow_user_unreg: true,

@@ -368,6 +368,17 @@ impl MrAccess<'_> {
         self.checked(pd, Some(access), addr, len)
     }
 
+    /// soft-RoCE's checks of a remote access to the whole region (a FLUSH
+    /// of the region's level): the PD and the access.
+    pub(crate) fn check_remote_whole(
+        &self,
+        pd: u64,
+        access: Access,
+    ) -> core::result::Result<(), MrError> {
+        let p = &self.mr.parts;
+        self.checked(pd, Some(access), p.iova, 0).map(|_| ())
+    }
+
     /// The PD, the access `needs` (if any; `NotWritable` without it) and
     /// the range, for [`MrAccess::check`] and [`MrAccess::check_remote`].
     fn checked(

@@ -299,6 +299,14 @@ pub(crate) fn invalidate(
     Ok(())
 }
 
+/// The range of the window of R_Key `key` as it is bound now (its first
+/// byte's address and its length), `None` if no window has the key.
+pub(crate) fn range(dev: &DriverDevice<Rv>, guard: &rcu::Guard, key: u32) -> Option<(u64, u64)> {
+    let mw = dev.mw_table().get(guard, key >> 8)?;
+    let b = mw.binding.lock();
+    (b.rkey == key).then_some((b.addr, b.length))
+}
+
 /// The window of R_Key `key`, for a remote `access` of `len` bytes at
 /// `va` by `qp` (`rxe_mw.c:rxe_lookup_mw`, `rxe_resp.c:check_rkey`): of
 /// the QP's PD, through this QP for type 2, bound, giving `access`, the

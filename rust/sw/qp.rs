@@ -441,7 +441,10 @@ pub(crate) fn query_qp(qp: &SwQp, query: QpQuery) {
     let mut attrs = *qp.attrs.lock();
     if qp.qp_type.connected() {
         // The PSNs as they are now (`rxe_qp.c:rxe_qp_to_attr`).
-        attrs.sq_psn = qp.req.lock().psn;
+        let r = qp.req.lock();
+        attrs.sq_psn = r.psn;
+        attrs.sq_draining = u8::from(r.draining);
+        drop(r);
         attrs.rq_psn = qp.recv.lock().resp.psn;
     }
     query.answer(&attrs, qp.cap, qp.sq_sig_all);

@@ -8,9 +8,8 @@
 //! errors, retransmission and receivers not ready (`rxe_req.c`,
 //! `rxe_resp.c`, `rxe_comp.c` of 7.2), on their own receive queues or on
 //! SRQs; memory windows bound and invalidated by work requests, and SEND
-//! with invalidate ([`crate::sw::mw`]). FLUSH is not here yet: such a
-//! request completes with `IB_WC_LOC_QP_OP_ERR`, such a packet is NAKed
-//! (invalid request).
+//! with invalidate ([`crate::sw::mw`]); FLUSH of global visibility
+//! ([`atomic::flush`]).
 //!
 //! - [`req`], the requester: sends what the send ring holds, a packet at a
 //!   time, from a copy of each work request in kernel memory (userspace
@@ -117,6 +116,9 @@ pub(crate) enum Kind {
     /// A memory window invalidated ([`crate::sw::mw::invalidate`]), as
     /// [`Kind::Bind`]; it waits until everything before it completed.
     LocalInv,
+    /// A FLUSH: one request, answered by an empty READ response (as an
+    /// ATOMIC WRITE), taking no credit of `max_rd_atomic`.
+    Flush,
 }
 
 impl Kind {
@@ -126,7 +128,22 @@ impl Kind {
     fn responds(self) -> bool {
         matches!(
             self,
-            Kind::Read | Kind::CmpSwap | Kind::FetchAdd | Kind::AtomicWrite
+            Kind::Read | Kind::CmpSwap | Kind::FetchAdd | Kind::AtomicWrite | Kind::Flush
+        )
+    }
+
+    /// Whether it takes a credit of `max_rd_atomic`
+    /// (`rxe_req.c:check_init_depth`: READs, atomics, ATOMIC WRITE; not
+    /// FLUSH).
+    fn credit(self) -> bool {
+        self.responds() && self != Kind::Flush
+    }
+
+    /// Whether it is one packet whatever its length (its answer too).
+    fn one_packet(self) -> bool {
+        matches!(
+            self,
+            Kind::CmpSwap | Kind::FetchAdd | Kind::AtomicWrite | Kind::Flush
         )
     }
 
@@ -168,7 +185,7 @@ pub(crate) struct ReqState {
     shadow: KVVec<u8>,
     /// The bytes of a slot.
     elem: usize,
-    /// READs and atomics in flight, and the most allowed
+    /// READs and atomics (and ATOMIC WRITEs) in flight, and the most allowed
     /// (`max_rd_atomic`, at least one); one more waits for a credit.
     reads_out: u32,
     max_reads: u32,
@@ -197,6 +214,13 @@ pub(crate) struct ReqState {
     refused: bool,
     /// `destroy_qp`: no timer is queued any more.
     dead: bool,
+    /// The QP is in SQD: no new work request is begun; those begun are
+    /// sent (again, if need be) to their completion.
+    sqd: bool,
+    /// Moved to SQD with work requests begun and not completed:
+    /// `IB_EVENT_SQ_DRAINED` is due when the last of them completes
+    /// (`sq_draining`).
+    pub(crate) draining: bool,
 }
 
 impl ReqState {
@@ -235,6 +259,8 @@ impl ReqState {
             failed: false,
             refused: false,
             dead: false,
+            sqd: false,
+            draining: false,
         })
     }
 
@@ -279,6 +305,8 @@ impl ReqState {
         self.rnr_wait = false;
         self.waiting = false;
         self.progress = false;
+        self.sqd = false;
+        self.draining = false;
     }
 
     /// The QP is in error: nothing more is sent.
@@ -304,6 +332,28 @@ impl ReqState {
     /// `destroy_qp`: no timer is queued from now on.
     pub(crate) fn kill(&mut self) {
         self.dead = true;
+    }
+
+    /// `modify_qp` moved the QP to SQD (`rxe_qp.c:rxe_qp_sqd`): nothing new
+    /// is begun; whether the send queue is drained already (nothing begun
+    /// is outstanding), else `IB_EVENT_SQ_DRAINED` comes from the completer.
+    pub(crate) fn enter_sqd(&mut self) -> bool {
+        self.sqd = true;
+        self.draining = !self.idle();
+        !self.draining
+    }
+
+    /// `modify_qp` moved the QP out of SQD (to RTS, or to the error state
+    /// while draining): no event is due any more.
+    pub(crate) fn leave_sqd(&mut self) {
+        self.sqd = false;
+        self.draining = false;
+    }
+
+    /// Nothing begun is outstanding: every work request copied out of the
+    /// ring has completed.
+    pub(super) fn idle(&self) -> bool {
+        self.comp == self.fresh && self.next == self.fresh
     }
 }
 

@@ -101,6 +101,8 @@ pub(crate) struct Outgoing {
     pub(crate) imm: Option<u32>,
     /// The IETH's R_Key to invalidate (RC's SEND with invalidate).
     pub(crate) ieth: u32,
+    /// The FETH of a FLUSH: its selectivity level and placement type bits.
+    pub(crate) feth: u32,
     pub(crate) solicited: bool,
     /// The BTH's acknowledge request (RC).
     pub(crate) ack_req: bool,
@@ -246,6 +248,10 @@ impl Outgoing {
             let r = t + BTH_LEN + off;
             buf[r..r + 4].copy_from_slice(&self.ieth.to_be_bytes());
         }
+        if let Some(off) = op.offset(Hdrs::FETH) {
+            let r = t + BTH_LEN + off;
+            buf[r..r + 4].copy_from_slice(&self.feth.to_be_bytes());
+        }
         if let (Some(imm), Some(off)) = (self.imm, op.offset(Hdrs::IMMDT)) {
             let p = t + BTH_LEN + off;
             buf[p..p + 4].copy_from_slice(&imm.to_ne_bytes());
@@ -269,6 +275,18 @@ impl Outgoing {
 /// rest of the packet; complemented.
 fn icrc(ip: &[u8], rest: &[u8]) -> u32 {
     let mut pseudo = [0u8; IPV6_LEN + UDP_LEN + BTH_LEN];
+    let n = masked_pseudo_header(ip, rest, &mut pseudo);
+    let crc = crc32_le(ICRC_SEED, &pseudo[..n]);
+    !crc32_le(crc, &rest[UDP_LEN + BTH_LEN..])
+}
+
+/// The IP, UDP and BTH headers of a packet with the fields routers change
+/// masked to ones, into `pseudo`: their length.
+fn masked_pseudo_header(
+    ip: &[u8],
+    rest: &[u8],
+    pseudo: &mut [u8; IPV6_LEN + UDP_LEN + BTH_LEN],
+) -> usize {
     let hl = ip.len();
     let n = hl + UDP_LEN + BTH_LEN;
     pseudo[..hl].copy_from_slice(ip);
@@ -288,8 +306,28 @@ fn icrc(ip: &[u8], rest: &[u8]) -> u32 {
     pseudo[hl + 6] = 0xff;
     pseudo[hl + 7] = 0xff;
     pseudo[hl + UDP_LEN + 4] = 0xff;
+    n
+}
+
+/// RC's FLUSH opcode.
+const FLUSH: u8 = 0x1c;
+
+/// The ICRC soft-RoCE 7.2 gives a FLUSH, and expects of one: its opcode
+/// table has no payload offset for FLUSH (`rxe_opcode.c`), so the
+/// "payload" it adds to the CRC after the headers (`rxe_icrc.c`,
+/// `payload_addr`, `payload_size`) is the whole packet from the BTH on:
+/// the BTH, unmasked, and the FETH and RETH are covered twice. rv0 sends
+/// the ICRC of IBA (the headers once, [`icrc`]) and takes a FLUSH with
+/// either, so that soft-RoCE's FLUSHes reach it (its own do not reach
+/// soft-RoCE: Documentation/rv0.rst). `rest` as for [`icrc`]; `ext` the
+/// length of the extended headers.
+fn icrc_rxe_flush(ip: &[u8], rest: &[u8], ext: usize) -> u32 {
+    let mut pseudo = [0u8; IPV6_LEN + UDP_LEN + BTH_LEN];
+    let n = masked_pseudo_header(ip, rest, &mut pseudo);
     let crc = crc32_le(ICRC_SEED, &pseudo[..n]);
-    !crc32_le(crc, &rest[UDP_LEN + BTH_LEN..])
+    let headers = UDP_LEN + BTH_LEN;
+    let crc = crc32_le(crc, rest.get(headers..headers + ext).unwrap_or(&[]));
+    !crc32_le(crc, &rest[UDP_LEN..])
 }
 
 /// Why a received packet was dropped before it reached a QP.
@@ -337,6 +375,8 @@ pub(crate) struct Incoming<'a> {
     pub(crate) imm: Option<u32>,
     /// The IETH's R_Key to invalidate (RC's SEND with invalidate).
     pub(crate) ieth: Option<u32>,
+    /// A FLUSH's FETH, else 0.
+    pub(crate) feth: u32,
     pub(crate) payload: &'a [u8],
 }
 
@@ -446,7 +486,10 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
     }
     let end = pkt.len() - ICRC_LEN;
     let sent = u32::from_le_bytes([pkt[end], pkt[end + 1], pkt[end + 2], pkt[end + 3]]);
-    if icrc(ip, &udp[..UDP_LEN + end]) != sent {
+    let covered = &udp[..UDP_LEN + end];
+    if icrc(ip, covered) != sent
+        && !(op.code == FLUSH && icrc_rxe_flush(ip, covered, op.len) == sent)
+    {
         return Err(Malformed::Icrc);
     }
     let word = |at: usize| u32::from_be_bytes([pkt[at], pkt[at + 1], pkt[at + 2], pkt[at + 3]]);
@@ -477,6 +520,7 @@ pub(crate) fn parse(bytes: &[u8], csum_known_good: bool) -> Result<Incoming<'_>,
         src_qpn,
         imm,
         ieth: at(Hdrs::IETH).map(word),
+        feth: at(Hdrs::FETH).map_or(0, word),
         payload: &pkt[hdr..end - pad],
     })
 }

@@ -120,6 +120,10 @@ pub(crate) struct DeviceAttrs {
     /// Most memory windows (`max_mw`; 0: none, else type 1 and type 2B
     /// windows, `IB_DEVICE_MEM_WINDOW` and `IB_DEVICE_MEM_WINDOW_TYPE_2B`).
     pub(crate) max_mw: u32,
+    /// Whether RDMA FLUSH of global visibility is supported
+    /// (`IB_DEVICE_FLUSH_GLOBAL`: regions may then be registered with
+    /// `IB_ACCESS_FLUSH_GLOBAL`).
+    pub(crate) flush_global: bool,
     /// Number of partition keys.
     pub(crate) max_pkeys: u16,
     /// Whether XRC domains are supported (`IB_DEVICE_XRC`).

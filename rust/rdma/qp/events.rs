@@ -90,6 +90,17 @@ impl QpNotifier {
     /// takes no more work requests from it. Nothing once the QP is
     /// destroyed.
     pub(crate) fn last_wqe_reached(&self) {
+        self.report(bindings::ib_event_type_IB_EVENT_QP_LAST_WQE_REACHED);
+    }
+
+    /// Reports `IB_EVENT_SQ_DRAINED`: a QP moved to SQD has completed every
+    /// work request it had begun. Nothing once the QP is destroyed.
+    pub(crate) fn sq_drained(&self) {
+        self.report(bindings::ib_event_type_IB_EVENT_SQ_DRAINED);
+    }
+
+    /// Calls the QP's event handler with `event`, an event of the QP.
+    fn report(&self, event: bindings::ib_event_type) {
         let guard = self.handlers.qp.lock();
         let Some(RawQp(qp)) = *guard else {
             return;
@@ -104,7 +115,7 @@ impl QpNotifier {
                 let mut ev: bindings::ib_event = core::mem::zeroed();
                 ev.device = (*qp).device;
                 *ev.element.qp.as_mut() = qp;
-                ev.event = bindings::ib_event_type_IB_EVENT_QP_LAST_WQE_REACHED;
+                ev.event = event;
                 handler(&mut ev, (*qp).qp_context);
             }
         }

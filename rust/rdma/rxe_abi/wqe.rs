@@ -38,6 +38,7 @@ mod wqe_layout {
         rxe_recv_wqe,
         rxe_send_wqe,
         rxe_send_wr,
+        rxe_send_wr__bindgen_ty_2__bindgen_ty_1 as rxe_flush_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_2 as rxe_rdma_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_3 as rxe_atomic_wr,
         rxe_send_wr__bindgen_ty_2__bindgen_ty_4 as rxe_ud_wr,
@@ -63,6 +64,9 @@ mod wqe_layout {
     pub(super) const COMPARE_ADD: usize = UD + offset_of!(rxe_atomic_wr, compare_add);
     pub(super) const SWAP: usize = UD + offset_of!(rxe_atomic_wr, swap);
     pub(super) const ATOMIC_RKEY: usize = UD + offset_of!(rxe_atomic_wr, rkey);
+    pub(super) const FLUSH_RKEY: usize = UD + offset_of!(rxe_flush_wr, rkey);
+    pub(super) const FLUSH_TYPE: usize = UD + offset_of!(rxe_flush_wr, type_);
+    pub(super) const FLUSH_LEVEL: usize = UD + offset_of!(rxe_flush_wr, level);
     pub(super) const MW_ADDR: usize = UD + offset_of!(rxe_mw_wr, addr);
     pub(super) const MW_LENGTH: usize = UD + offset_of!(rxe_mw_wr, length);
     pub(super) const MW_MR_LKEY: usize = UD + offset_of!(rxe_mw_wr, mr_lkey);
@@ -86,6 +90,7 @@ mod wqe_layout {
     // The ABI as soft-RoCE's header lays it out (`rdma_user_rxe.h`).
     const _: () = assert!(OPCODE == 12 && REMOTE_QPN == 24 && AH_NUM == 36);
     const _: () = assert!(REMOTE_ADDR == 24 && RKEY == 32);
+    const _: () = assert!(FLUSH_RKEY == 36 && FLUSH_TYPE == 40 && FLUSH_LEVEL == 41);
     const _: () = assert!(MW_ADDR == 24 && MW_LENGTH == 32 && MW_MR_LKEY == 40 && MW_ACCESS == 52);
     const _: () = assert!(SEND_LENGTH == 184 && SEND_NUM_SGE == 196 && SEND_SGE == 208);
     const _: () = assert!(RECV_RESID == 20 && RECV_NUM_SGE == 28 && RECV_SGE == 40 && SGE == 16);
@@ -202,6 +207,19 @@ impl<'a> SendWqe<'a> {
     /// `IB_WR_SEND_WITH_INV`.
     pub(crate) fn invalidate_rkey(&self) -> u32 {
         u32_at(self.0, wqe_layout::IMM_DATA)
+    }
+
+    /// A FLUSH's remote key, placement type (`IB_FLUSH_GLOBAL`,
+    /// `IB_FLUSH_PERSISTENT`) and selectivity level (`IB_FLUSH_RANGE`,
+    /// `IB_FLUSH_MR`) (`wr.flush`; its address is [`SendWqe::remote_addr`],
+    /// its length [`SendWqe::length`]).
+    pub(crate) fn flush(&self) -> (u32, u8, u8) {
+        let byte = |off: usize| self.0.get(off).copied().unwrap_or(0);
+        (
+            u32_at(self.0, wqe_layout::FLUSH_RKEY),
+            byte(wqe_layout::FLUSH_TYPE),
+            byte(wqe_layout::FLUSH_LEVEL),
+        )
     }
 
     /// What `IB_WR_BIND_MW` binds (`wr.mw`).

@@ -80,6 +80,7 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
     check_attrs(req, &given)?;
     let mut a = qp.attrs.lock();
     let mut drained = false;
+    let mut back_from_sqd = false;
     if m.contains(QpAttr::State) {
         let cur = if m.contains(QpAttr::CurState) {
             req.cur_qp_state()?
@@ -90,13 +91,21 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
         if !cur.may_become(new, req.qp_type(), m) {
             return Err(EINVAL);
         }
-        if cur == QpState::Sqd && a.sq_draining != 0 && new != QpState::Err {
+        // Out of SQD while draining, only to the error state
+        // (`rxe_qp.c:__qp_chk_state`).
+        if cur == QpState::Sqd && qp.req.lock().draining && new != QpState::Err {
             return Err(EINVAL);
         }
         a.qp_state = new;
-        // Nothing is ever outstanding: the send queue is drained at once,
-        // and said so (soft-RoCE's requester does it from its task).
-        drained = new == QpState::Sqd;
+        if new == QpState::Sqd {
+            // A connected QP drains what it has begun (the completer says
+            // when); a UD QP has nothing outstanding: drained at once, and
+            // said so (soft-RoCE's requester does it from its task).
+            drained = !qp.qp_type.connected() || qp.req.lock().enter_sqd();
+        } else if cur == QpState::Sqd {
+            qp.req.lock().leave_sqd();
+            back_from_sqd = new == QpState::Rts;
+        }
     }
     if m.contains(QpAttr::MaxQpRdAtomic) {
         a.max_rd_atomic = rd_atomic(given.max_rd_atomic);
@@ -182,6 +191,10 @@ pub(crate) fn modify_qp(dev: &DriverDevice<Rv>, qp: &SwQp, req: &QpModify<'_>) -
     drop(a);
     if drained {
         req.notify_sq_drained();
+    }
+    if back_from_sqd && qp.qp_type.connected() {
+        // What was posted in SQD goes now.
+        super::super::tx::TxFlow::kick(&qp.tx);
     }
     if to_error {
         super::super::flush::flush(dev, qp);

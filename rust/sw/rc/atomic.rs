@@ -5,11 +5,13 @@
 //! on 8 aligned bytes of a region, a
 //! CPU atomic on the pinned page (atomic against other QPs, other devices
 //! and the process itself; soft-RoCE takes one global lock instead), the
-//! value before remembered for a duplicate.
+//! value before remembered for a duplicate; and FLUSH
+//! (`rxe_resp.c:process_flush`), answered as ATOMIC WRITE is.
 
 use super::{
     resp::{
         remote,
+        remote_whole,
         Fault, //
     },
     Answer,
@@ -107,7 +109,66 @@ pub(super) fn write(
     Ok((Some(response(pkt.psn, rs.resp.msn)), false))
 }
 
-/// The answer to an ATOMIC WRITE of `psn`: a READ response of no data.
+/// `IB_FLUSH_GLOBAL`, `IB_FLUSH_PERSISTENT`: a FLUSH's placement types.
+const FLUSH_GLOBAL: u32 = 1;
+const FLUSH_PERSISTENT: u32 = 2;
+
+/// `IB_FLUSH_MR`: a FLUSH of the whole region (else of its RETH's range).
+const FLUSH_MR: u32 = 1;
+
+/// A FLUSH, expected (`rxe_resp.c:process_flush`): each placement type it
+/// asks for allowed on the QP (`check_qp_attr_access`; else an invalid
+/// request), not within a message, no payload (oA19-2); each allowed by
+/// the region of its R_Key (a remote access error otherwise), over its
+/// RETH's range or, at the region's level, the whole region (or window).
+/// Global visibility: the stores of the requests before it were made by
+/// this responder, in order, and are visible to every CPU once a full
+/// barrier is passed. Persistence is never asked of rv0's regions: they
+/// cannot be registered for it (rv0 does not report
+/// `IB_DEVICE_FLUSH_PERSISTENT`). Remembered for a duplicate, answered
+/// with an RDMA READ response of no data.
+pub(super) fn flush(
+    dev: &DriverDevice<Rv>,
+    guard: &rcu::Guard,
+    qp: &QpCore,
+    rs: &mut RecvState,
+    pkt: &Incoming<'_>,
+    access: AccessFlags,
+) -> core::result::Result<(Option<Answer>, bool), Fault> {
+    let placement = pkt.feth & 0xf;
+    let level = (pkt.feth & 0x30) >> 4;
+    let types = [
+        (FLUSH_GLOBAL, Access::FlushGlobal),
+        (FLUSH_PERSISTENT, Access::FlushPersistent),
+    ];
+    let mut needs = types
+        .into_iter()
+        .filter(|(bit, _)| placement & bit != 0)
+        .map(|(_, a)| a);
+    let allowed = needs.clone().all(|a| access.contains(a));
+    if !allowed || rs.resp.in_msg.is_some() || !pkt.payload.is_empty() {
+        return Err(Fault::Invalid);
+    }
+    let (va, rkey, len) = pkt.reth;
+    needs.try_for_each(|a| {
+        let found = if level == FLUSH_MR {
+            remote_whole(dev, guard, qp, a, rkey).map(|_| ())
+        } else {
+            remote(dev, guard, qp, a, rkey, va, len).map(|_| ())
+        };
+        found.map_err(|()| Fault::Access)
+    })?;
+    if placement & FLUSH_GLOBAL != 0 {
+        kernel::sync::barrier::smp_mb();
+    }
+    rs.resp.keep_atomic(pkt.psn, 0);
+    rs.resp.psn = pkt.psn.next();
+    rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
+    Ok((Some(response(pkt.psn, rs.resp.msn)), false))
+}
+
+/// The answer to an ATOMIC WRITE or a FLUSH of `psn`: a READ response of
+/// no data.
 pub(super) fn response(psn: Psn, msn: u32) -> Answer {
     Answer::Read {
         psn,

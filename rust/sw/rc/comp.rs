@@ -64,8 +64,21 @@ pub(crate) fn complete(qp: ArcBorrow<'_, QpCore>) {
     }
 }
 
-/// [`complete`] under the lock: whether the QP failed.
+/// [`complete`] under the lock: whether the QP failed. The last work
+/// request begun before the QP moved to SQD completing reports
+/// `IB_EVENT_SQ_DRAINED` (`rxe_comp.c:comp_check_sq_drain_done`).
 fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
+    let failed = complete_in_order(qp, r);
+    if r.draining && !failed && r.idle() {
+        r.draining = false;
+        // The handler takes no lock of ours (uverbs queues the event).
+        qp.events.sq_drained();
+    }
+    failed
+}
+
+/// The completions of [`complete_locked`].
+fn complete_in_order(qp: &QpCore, r: &mut ReqState) -> bool {
     while r.comp != r.fresh && !r.failed {
         let slot = r.comp;
         // CAST: A slot.
@@ -77,7 +90,7 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
         if !p.last.before(r.una) {
             return false;
         }
-        if p.kind.responds() {
+        if p.kind.credit() {
             // A credit back: a READ or atomic waiting for one goes.
             r.reads_out = r.reads_out.saturating_sub(1);
         }
@@ -100,6 +113,7 @@ fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
                     Kind::SendInv => WcOpcode::Send,
                     Kind::Bind => WcOpcode::BindMw,
                     Kind::LocalInv => WcOpcode::LocalInv,
+                    Kind::Flush => WcOpcode::Flush,
                 },
                 byte_len: p.len,
                 qp_num: qp.qpn,
@@ -353,9 +367,10 @@ pub(crate) fn on_read_response(
     }
     // CAST: A slot.
     let p = r.pending[slot as usize];
-    if p.kind == Kind::AtomicWrite {
-        // Its answer (`rxe_comp.c:check_ack`, `COMPST_WRITE_SEND`): a READ
-        // response of no data, its own PSN.
+    if matches!(p.kind, Kind::AtomicWrite | Kind::Flush) {
+        // Its answer (`rxe_comp.c:check_ack`, `COMPST_WRITE_SEND`, and
+        // `do_read` of nothing for a FLUSH): a READ response of no data,
+        // its own PSN.
         if psn != p.first || !pkt.opcode.hdrs.has(Hdrs::START.with(Hdrs::END)) {
             return stale;
         }

@@ -84,6 +84,8 @@ fn check(qp: &QpCore, w: &SendWqe<'_>) -> core::result::Result<(u32, bool, Kind)
         // Its 8 bytes are in the work request (`dma.atomic_wr`).
         Some(WrOpcode::AtomicWrite) if rc => return Ok((8, false, Kind::AtomicWrite)),
         Some(WrOpcode::SendWithInv) if rc => (false, Kind::SendInv),
+        // No payload; its length is the range flushed (`dma.length`).
+        Some(WrOpcode::Flush) if rc => return Ok((w.length(), false, Kind::Flush)),
         // Local operations (`WR_LOCAL_OP_MASK`): a bind on RC and UC, a
         // local invalidation on RC.
         Some(WrOpcode::BindMw) => return Ok((0, false, Kind::Bind)),
@@ -178,7 +180,8 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
         return Next::Stop;
     }
     if r.next == r.fresh {
-        if r.fresh == producer {
+        // In SQD nothing new is begun (`rxe_req.c:req_next_wqe`).
+        if r.fresh == producer || r.sqd {
             return Next::Stop;
         }
         // A new work request: copied once, kept until it completes.
@@ -237,7 +240,7 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
             }
             return Next::Complete;
         }
-        if checked.is_ok() && kind.responds() {
+        if checked.is_ok() && kind.credit() {
             // `rxe_req.c`: a READ or an atomic waits for a credit
             // (`max_rd_atomic`).
             if r.reads_out >= r.max_reads {
@@ -246,8 +249,9 @@ fn next(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState, producer: 
             }
             r.reads_out += 1;
         }
-        // An atomic is one packet; its SGEs take the value before.
-        let npkts = if kind.atomic() {
+        // An atomic is one packet (its SGEs take the value before), so is
+        // a FLUSH whatever its length.
+        let npkts = if kind.one_packet() {
             1
         } else {
             len.div_ceil(r.mtu.max(1)).max(1)
@@ -369,6 +373,7 @@ fn packet(
             Kind::FetchAdd => &opcode::RC_FETCH_ADD,
             Kind::AtomicWrite => &opcode::RC_ATOMIC_WRITE,
             Kind::SendInv => opcode::send_inv(first, last),
+            Kind::Flush => &opcode::RC_FLUSH,
             // Never sent.
             Kind::Bind | Kind::LocalInv => return Err(WcStatus::LocQpOpErr),
         },
@@ -378,6 +383,11 @@ fn packet(
         qkey: 0,
         imm: (last && p.imm).then(|| w.imm_data()),
         ieth: w.invalidate_rkey(),
+        // `feth_init`: the level in bits 5-4, the placement type in 3-0.
+        feth: {
+            let (_, placement, level) = w.flush();
+            (u32::from(level) << 4 & 0x30) | (u32::from(placement) & 0xf)
+        },
         solicited: last && w.send_flags().contains(SendFlag::Solicited),
         ack_req: !uc && (last || index % MAX_PKT_PER_ACK == 0),
         aeth: 0,
@@ -385,6 +395,8 @@ fn packet(
         // it is sent again.
         reth: if p.kind.atomic() {
             (w.remote_addr(), w.atomic_rkey(), 0)
+        } else if p.kind == Kind::Flush {
+            (w.remote_addr(), w.flush().0, p.len)
         } else if p.kind == Kind::AtomicWrite {
             (w.remote_addr(), w.rkey(), 8)
         } else if read {

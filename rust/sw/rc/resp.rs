@@ -95,14 +95,17 @@ pub(crate) fn request(
                 msn,
             };
             ((Count::RcDuplicate, None), Some(read), false)
-        } else if let (true, Operation::Atomic(_) | Operation::AtomicWrite) =
+        } else if let (true, Operation::Atomic(_) | Operation::AtomicWrite | Operation::Flush) =
             (pkt.psn.before(expected), pkt.opcode.operation())
         {
             // A duplicate atomic is answered with the value it found (an
-            // ATOMIC WRITE with its response), if it is remembered, never
-            // executed again; else dropped (`rxe_resp.c:duplicate_request`,
-            // class D).
-            let write = pkt.opcode.operation() == Operation::AtomicWrite;
+            // ATOMIC WRITE or a FLUSH with its response), if it is
+            // remembered, never executed again; else dropped
+            // (`rxe_resp.c:duplicate_request`, class D).
+            let write = matches!(
+                pkt.opcode.operation(),
+                Operation::AtomicWrite | Operation::Flush
+            );
             let replay = rs.resp.kept_atomic(pkt.psn).map(|orig| match write {
                 true => super::atomic::response(pkt.psn, msn),
                 false => Answer::Atomic {
@@ -295,6 +298,7 @@ pub(super) fn take(
             return super::atomic::execute(dev, guard, qp, rs, pkt, access, cas)
         }
         Operation::AtomicWrite => return super::atomic::write(dev, guard, qp, rs, pkt, access),
+        Operation::Flush => return super::atomic::flush(dev, guard, qp, rs, pkt, access),
         _ => {}
     }
     let write = match op.operation() {
@@ -468,6 +472,26 @@ pub(super) fn remote<'a>(
         .check_remote(qp.pd, access, va, u64::from(len))
         .map_err(|_| ())?;
     Ok((off, mr))
+}
+
+/// The whole region of R_Key `rkey` (or the whole window), with remote
+/// `access`, for `qp`'s PD: a FLUSH of a region's level
+/// (`rxe_resp.c:check_rkey` skips the range then). `Err` for a remote
+/// access error.
+pub(super) fn remote_whole<'a>(
+    dev: &'a DriverDevice<Rv>,
+    guard: &'a rcu::Guard,
+    qp: &QpCore,
+    access: Access,
+    rkey: u32,
+) -> core::result::Result<MrAccess<'a>, ()> {
+    if mw::is_window(rkey) {
+        let (va, len) = mw::range(dev, guard, rkey).ok_or(())?;
+        return mw::remote(dev, guard, qp, access, rkey, va, len).map(|(_, mr)| mr);
+    }
+    let mr = mr::find(dev, guard, rkey).map_err(|_| ())?;
+    mr.check_remote_whole(qp.pd, access).map_err(|_| ())?;
+    Ok(mr)
 }
 
 /// A SEND begun into the receive work request in `rs` completes with

@@ -337,6 +337,9 @@ pub(crate) fn send_inv(first: bool, last: bool) -> &'static Opcode {
     }
 }
 
+/// RC's `FLUSH`.
+pub(crate) static RC_FLUSH: Opcode = entry(0x1c);
+
 /// RC's `SEND_LAST_WITH_INVALIDATE` and `SEND_ONLY_WITH_INVALIDATE`.
 static RC_SEND_INV: [Opcode; 2] = [entry(0x16), entry(0x17)];
 
@@ -353,6 +356,8 @@ pub(crate) enum Operation {
     Atomic(bool),
     /// An ATOMIC WRITE.
     AtomicWrite,
+    /// A FLUSH.
+    Flush,
     /// Any other request.
     Other,
 }
@@ -371,6 +376,7 @@ impl Opcode {
             0x0c => Operation::Read,
             0x13 => Operation::Atomic(true),
             0x14 => Operation::Atomic(false),
+            0x1c => Operation::Flush,
             0x1d => Operation::AtomicWrite,
             _ => Operation::Other,
         }

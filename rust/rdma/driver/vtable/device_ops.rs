@@ -89,6 +89,11 @@ impl<T: Driver> Vtable<T> {
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_MEM_WINDOW as u64
                     | bindings::ib_device_cap_flags_IB_DEVICE_MEM_WINDOW_TYPE_2B as u64;
             }
+            if a.flush_global {
+                // CAST: A flag of the 64-bit mask.
+                attr.device_cap_flags |=
+                    bindings::ib_device_cap_flags_IB_DEVICE_FLUSH_GLOBAL as u64;
+            }
             if a.xrc {
                 // CAST: A flag of the 64-bit mask.
                 attr.device_cap_flags |= bindings::ib_device_cap_flags_IB_DEVICE_XRC as u64;
