@@ -24,6 +24,7 @@ pub(crate) mod gate;
 pub(crate) mod gid;
 pub(crate) mod gid_attr;
 pub(crate) mod gid_cache;
+pub(crate) mod handlers;
 pub(crate) mod link;
 pub(crate) mod mmap;
 pub(crate) mod mr;

@@ -5,6 +5,7 @@
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
 use super::{
+    handlers::Handlers,
     mmap::Offers,
     rxe_abi::ring::{
         QueueGeometry,
@@ -12,17 +13,8 @@ use super::{
     },
     udata::Udata,
 };
-use crate::{
-    bindings,
-    sync::{
-        new_spinlock_bh,
-        SpinLockBh, //
-    },
-};
-use core::{
-    cell::Cell,
-    ptr::NonNull, //
-};
+use crate::bindings;
+use core::cell::Cell;
 use kernel::{
     impl_flags,
     prelude::*,
@@ -238,53 +230,9 @@ impl<'a> CqResize<'a> {
     }
 }
 
-/// The `ib_cq` whose handlers a [`CqNotifier`] calls, while the CQ lives.
-///
-/// # Invariants
-///
-/// `cq` is `Some` only while its `ib_cq` lives: set by the generic layer
-/// when it creates the CQ, and taken out by it ([`CqHandlers::revoke`])
-/// when the driver's `create_cq` failed or its `destroy_cq` succeeded,
-/// before ib_core frees the CQ. The handlers are called under the lock,
-/// so that once it is revoked no call is still running.
-#[pin_data]
-pub(crate) struct CqHandlers {
-    #[pin]
-    cq: SpinLockBh<Option<RawCq>>,
-}
-
-/// An `ib_cq` pointer, sent between tasks under [`CqHandlers`]' lock.
-#[derive(Clone, Copy)]
-struct RawCq(NonNull<bindings::ib_cq>);
-
-// SAFETY: Only dereferenced under `CqHandlers`' lock, while the CQ lives
-// (its type invariant); the handlers may be called from any task
-// (`ib_uverbs_comp_handler` locks with irqsave, allocates atomically).
-unsafe impl Send for RawCq {}
-
-impl CqHandlers {
-    /// The handlers of `cq`, being created.
-    ///
-    /// # Safety
-    ///
-    /// `cq` is ib_core's CQ being created, its handlers set; the caller
-    /// revokes the result before ib_core frees the CQ.
-    pub(crate) unsafe fn new(cq: *mut bindings::ib_cq) -> Result<Arc<Self>> {
-        let cq = NonNull::new(cq).ok_or(EINVAL)?;
-        // INVARIANT: The caller revokes it before the CQ is freed.
-        Arc::pin_init(
-            pin_init!(Self {
-                cq <- new_spinlock_bh!(Some(RawCq(cq)), "CqHandlers::cq"),
-            }),
-            GFP_KERNEL,
-        )
-    }
-
-    /// No handler is called from now on; one running is waited for.
-    pub(crate) fn revoke(&self) {
-        *self.cq.lock() = None;
-    }
-}
+/// The `ib_cq` whose handlers a [`CqNotifier`] calls, while the CQ lives
+/// ([`Handlers`]).
+pub(crate) type CqHandlers = Handlers<bindings::ib_cq>;
 
 /// How a completion queue's driver tells ib_core of completions and of
 /// errors: the CQ's completion and event handlers, which ib_core sets
@@ -305,38 +253,22 @@ impl CqNotifier {
     /// completion channel of a user CQ gets an event. Nothing once the CQ
     /// is destroyed.
     pub(crate) fn notify(&self) {
-        let guard = self.handlers.cq.lock();
-        let Some(RawCq(cq)) = *guard else {
-            return;
-        };
-        let cq = cq.as_ptr();
-        // SAFETY: The CQ lives while it is in the cell, and the cell's lock
-        // is held (`CqHandlers`' invariant); its handler and context were
-        // set before `create_cq` and do not change.
-        unsafe {
-            if let Some(handler) = (*cq).comp_handler {
-                handler(cq, (*cq).cq_context);
+        self.handlers.with(|cq| {
+            // SAFETY: The CQ is valid for the call (`Handlers::with`); its
+            // handler and context were set before `create_cq` and do not
+            // change.
+            unsafe {
+                if let Some(handler) = (*cq).comp_handler {
+                    handler(cq, (*cq).cq_context);
+                }
             }
-        }
+        });
     }
 
     /// Reports a CQ overrun (`IB_EVENT_CQ_ERR`) through the event handler.
     /// Nothing once the CQ is destroyed.
     pub(crate) fn overrun(&self) {
-        let guard = self.handlers.cq.lock();
-        let Some(RawCq(cq)) = *guard else {
-            return;
-        };
-        let cq = cq.as_ptr();
-        // SAFETY: As in `notify`; the event is read during the call only.
-        unsafe {
-            if let Some(handler) = (*cq).event_handler {
-                let mut ev: bindings::ib_event = core::mem::zeroed();
-                ev.device = (*cq).device;
-                *ev.element.cq.as_mut() = cq;
-                ev.event = bindings::ib_event_type_IB_EVENT_CQ_ERR;
-                handler(&mut ev, (*cq).cq_context);
-            }
-        }
+        self.handlers
+            .report(bindings::ib_event_type_IB_EVENT_CQ_ERR);
     }
 }

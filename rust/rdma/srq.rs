@@ -5,6 +5,7 @@
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
 use super::{
+    handlers::Handlers,
     mmap::Offers,
     rxe_abi::ring::{
         QueueGeometry,
@@ -12,17 +13,8 @@ use super::{
     },
     udata::Udata,
 };
-use crate::{
-    bindings,
-    sync::{
-        new_spinlock_bh,
-        SpinLockBh, //
-    },
-};
-use core::{
-    cell::Cell,
-    ptr::NonNull, //
-};
+use crate::bindings;
+use core::cell::Cell;
 use kernel::{
     prelude::*,
     sync::{
@@ -217,53 +209,8 @@ impl<'a> SrqModify<'a> {
 }
 
 /// The `ib_srq` whose event handler an [`SrqNotifier`] calls, while the
-/// SRQ lives.
-///
-/// # Invariants
-///
-/// `srq` is `Some` only while its `ib_srq` lives: set by the generic layer
-/// when it creates the SRQ, and taken out by it ([`SrqHandlers::revoke`])
-/// when the driver's `create_srq` failed or its `destroy_srq` succeeded,
-/// before ib_core frees the SRQ. The handler is called under the lock, so
-/// that once it is revoked no call is still running.
-#[pin_data]
-pub(crate) struct SrqHandlers {
-    #[pin]
-    srq: SpinLockBh<Option<RawSrq>>,
-}
-
-/// An `ib_srq` pointer, sent between tasks under [`SrqHandlers`]' lock.
-#[derive(Clone, Copy)]
-struct RawSrq(NonNull<bindings::ib_srq>);
-
-// SAFETY: Only dereferenced under `SrqHandlers`' lock, while the SRQ lives
-// (its type invariant); the handler may be called from any task
-// (`ib_uverbs_srq_event_handler` locks with irqsave, allocates atomically).
-unsafe impl Send for RawSrq {}
-
-impl SrqHandlers {
-    /// The handlers of `srq`, being created.
-    ///
-    /// # Safety
-    ///
-    /// `srq` is ib_core's SRQ being created, its handler set; the caller
-    /// revokes the result before ib_core frees the SRQ.
-    pub(crate) unsafe fn new(srq: *mut bindings::ib_srq) -> Result<Arc<Self>> {
-        let srq = NonNull::new(srq).ok_or(EINVAL)?;
-        // INVARIANT: The caller revokes it before the SRQ is freed.
-        Arc::pin_init(
-            pin_init!(Self {
-                srq <- new_spinlock_bh!(Some(RawSrq(srq)), "SrqHandlers::srq"),
-            }),
-            GFP_KERNEL,
-        )
-    }
-
-    /// No handler is called from now on; one running is waited for.
-    pub(crate) fn revoke(&self) {
-        *self.srq.lock() = None;
-    }
-}
+/// SRQ lives ([`Handlers`]).
+pub(crate) type SrqHandlers = Handlers<bindings::ib_srq>;
 
 /// How a shared receive queue's driver tells its owner that it ran low:
 /// the SRQ's event handler, which ib_core sets before `create_srq` and
@@ -286,23 +233,7 @@ impl SrqNotifier {
     /// Reports `IB_EVENT_SRQ_LIMIT_REACHED` through the event handler.
     /// Nothing once the SRQ is destroyed.
     pub(crate) fn limit_reached(&self) {
-        let guard = self.handlers.srq.lock();
-        let Some(RawSrq(srq)) = *guard else {
-            return;
-        };
-        let srq = srq.as_ptr();
-        // SAFETY: The SRQ lives while it is in the cell, and the cell's
-        // lock is held (`SrqHandlers`' invariant); its handler and context
-        // were set before `create_srq` and do not change; the event is read
-        // during the call only.
-        unsafe {
-            if let Some(handler) = (*srq).event_handler {
-                let mut ev: bindings::ib_event = core::mem::zeroed();
-                ev.device = (*srq).device;
-                *ev.element.srq.as_mut() = srq;
-                ev.event = bindings::ib_event_type_IB_EVENT_SRQ_LIMIT_REACHED;
-                handler(&mut ev, (*srq).srq_context);
-            }
-        }
+        self.handlers
+            .report(bindings::ib_event_type_IB_EVENT_SRQ_LIMIT_REACHED);
     }
 }
