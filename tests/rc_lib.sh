@@ -10,6 +10,8 @@
 #                            ibv_rc_pingpong (or $PP) between two devices
 #   uc_pingpong, srq_pingpong  the same with ibv_uc_pingpong, ibv_srq_pingpong
 #   script PY ARGS...        a test script, its lines as comments
+#   rc_setup, rc_cleanup     rverbs rc=1, rv0 and rxe1 in the namespaces; undone
+#   same_line A B CASE       a script's line for CASE the same in files A and B
 #   counter DEV NAME         a wire counter of rv device DEV
 #   wire_clean DEV           DEV dropped nothing but RC's recovery and RNR
 
@@ -89,3 +91,40 @@ wire_clean() {
 }
 
 wire_clean_both() { wire_clean rv0 && wire_clean rv1; }
+
+# rc_setup - rverbs with rc=1 (soft-RoCE, uverbs and netem loaded), the
+# peer namespace, rv0 on veth0 and rxe1 on veth1 in it; the test fails
+# otherwise.
+rc_setup() {
+	modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS_KO" rc=1 &&
+		ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
+		ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
+		ktap_exit_fail_msg "setup failed"
+}
+
+# rc_cleanup - what rc_setup made and the test added (qdiscs, rv1) undone,
+# and TMP removed: the test's EXIT trap.
+rc_cleanup() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec $NS tc qdisc del dev veth1 root 2>/dev/null
+	rdma link del rv0 2>/dev/null
+	rdma link del rv1 2>/dev/null
+	rdma link del rxe1 2>/dev/null
+	ns_cleanup
+	rmmod rverbs 2>/dev/null
+	rm -rf "$TMP"
+	true
+}
+
+# same_line A B CASE - a case script's line for CASE ("# CASE: ...") is the
+# same in A (the object on rv0) as in B (on the peer), and CASE was right
+# in B ("# ok CASE"); otherwise both lines are shown.
+same_line() {
+	local a b
+	a=$(grep "^# $3: " "$1")
+	b=$(grep "^# $3: " "$2")
+	[ -n "$a" ] && [ "$a" = "$b" ] && grep -qx "# ok $3" "$2" && return 0
+	echo "# rv0:  $a"
+	echo "# peer: $b"
+	return 1
+}

@@ -30,17 +30,7 @@ PORT=18700
 MWC=$(dirname "$0")/mw_cases.py
 TMP=$(mktemp -d /tmp/rv0_rc.XXXXXX)
 
-cleanup() {
-	tc qdisc del dev veth0 root 2>/dev/null
-	ip netns exec $NS tc qdisc del dev veth1 root 2>/dev/null
-	rdma link del rv0 2>/dev/null
-	rdma link del rv1 2>/dev/null
-	rdma link del rxe1 2>/dev/null
-	ns_cleanup
-	rm -rf "$TMP"
-	true
-}
-trap cleanup EXIT
+trap rc_cleanup EXIT
 
 # perf TOOL SRV_NS SRV_DEV SRV_GID CLI_DEV CLI_GID CLI_TARGET ARGS... - a
 # perftest tool's server on SRV_DEV (in netns SRV_NS, "-" for the initial
@@ -113,10 +103,7 @@ duplicates_seen() {
 }
 
 ktap_print_header
-modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS_KO" rc=1 &&
-	ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
-	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
-	ktap_exit_fail_msg "setup failed"
+rc_setup
 n=0
 for s in $SIZES; do n=$((n + 2)); done
 ktap_set_plan $((2 * (2 * n + 21) + 11))

@@ -39,37 +39,15 @@ ATOMIC_CASES="shared cas misaligned no_access qp_no_atomic flush flush_persisten
 	flush_past flush_qp_no_access atomic_write atomic_write_misaligned atomic_write_qp_no_write"
 TMP=$(mktemp -d /tmp/rv0_rc_cases.XXXXXX)
 
-cleanup() {
-	tc qdisc del dev veth0 root 2>/dev/null
-	ip netns exec $NS tc qdisc del dev veth1 root 2>/dev/null
-	rdma link del rv0 2>/dev/null
-	rdma link del rv1 2>/dev/null
-	rdma link del rxe1 2>/dev/null
-	ns_cleanup
-	rmmod rverbs 2>/dev/null
-	rm -rf "$TMP"
-	true
-}
-trap cleanup EXIT
+trap rc_cleanup EXIT
 
-# sqd_same - sqd_cases.py had the same outcome with the drained QP on rv0
-# as on the peer, and was right on the peer.
-sqd_same() {
-	local a b
-	a=$(grep '^# sqd_in_flight:' "$TMP/sqd.rv0")
-	b=$(grep '^# sqd_in_flight:' "$TMP/sqd.peer")
-	[ -n "$a" ] && [ "$a" = "$b" ] && grep -qx "# ok sqd_in_flight" "$TMP/sqd.peer"
-}
 
 # atomics CASE REQ_DEV REQ_GIDX RESP_DEV RESP_GIDX - rc_atomic.py's CASE
 # (or all).
 atomics() { script "$ATOMIC" "$@"; }
 
 ktap_print_header
-modprobe rdma_rxe && modprobe ib_uverbs && modprobe sch_netem && insmod "$RVERBS_KO" rc=1 &&
-	ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
-	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
-	ktap_exit_fail_msg "setup failed"
+rc_setup
 ktap_set_plan 84
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
@@ -112,7 +90,7 @@ for peer in rxe1 rv1; do
 	ksft_check "rv0 -> $peer: SQD with an RDMA WRITE in flight drains it, SQ_DRAINED once (sqd_cases.py)" \
 		grep -qx "# ok sqd_in_flight" "$TMP/sqd.rv0"
 	ksft_check "$peer -> rv0: the same with the drained QP on $peer, as on rv0 (sqd_cases.py)" \
-		sqd_same
+		same_line "$TMP/sqd.rv0" "$TMP/sqd.peer" sqd_in_flight
 done
 ksft_check "rv0 and rv1 dropped nothing but RC's recovery and RNR" wire_clean_both
 

@@ -37,34 +37,11 @@ MW_CASES="alloc_type3 type1 type1_unbind type2 type2_rebind type2_local_inv type
 MW_RV_CASES="window_range"
 TMP=$(mktemp -d /tmp/rv0_srq.XXXXXX)
 
-cleanup() {
-	rdma link del rv0 2>/dev/null
-	rdma link del rv1 2>/dev/null
-	rdma link del rxe1 2>/dev/null
-	ns_cleanup
-	rmmod rverbs 2>/dev/null
-	rm -rf "$TMP"
-	true
-}
-trap cleanup EXIT
+trap rc_cleanup EXIT
 
-# same KIND CASE - the script of KIND (srq, mw) had the same outcome of
-# CASE with the object on rv0 as on the peer, and was right on the peer.
-same() {
-	local a b
-	a=$(grep "^# $2: " "$TMP/$1.rv0")
-	b=$(grep "^# $2: " "$TMP/$1.peer")
-	[ -n "$a" ] && [ "$a" = "$b" ] && grep -qx "# ok $2" "$TMP/$1.peer" && return 0
-	echo "# rv0:  $a"
-	echo "# peer: $b"
-	return 1
-}
 
 ktap_print_header
-modprobe rdma_rxe && modprobe ib_uverbs && insmod "$RVERBS_KO" rc=1 &&
-	ns_setup && rdma link add rv0 type rverbs netdev veth0 &&
-	ip netns exec $NS rdma link add rxe1 type rxe netdev veth1 ||
-	ktap_exit_fail_msg "setup failed"
+rc_setup
 n_srq=0
 for c in $SRQ_CASES $MW_CASES; do n_srq=$((n_srq + 2)); done
 n_rv=0
@@ -98,7 +75,7 @@ for peer in rxe1 rv1; do
 	for c in $SRQ_CASES; do
 		ksft_check "SRQ on rv0, $peer sending: $c (srq_cases.py)" \
 			grep -qx "# ok $c" "$TMP/srq.rv0"
-		ksft_check "SRQ on $peer, rv0 sending: $c, as on rv0 (srq_cases.py)" same srq $c
+		ksft_check "SRQ on $peer, rv0 sending: $c, as on rv0 (srq_cases.py)" same_line "$TMP/srq.rv0" "$TMP/srq.peer" $c
 	done
 	script "$MW" rv0 "$g4" $peer "$p4" >"$TMP/mw.rv0"
 	script "$MW" $peer "$p4" rv0 "$g4" >"$TMP/mw.peer"
@@ -106,7 +83,7 @@ for peer in rxe1 rv1; do
 	for c in $MW_CASES; do
 		ksft_check "windows on rv0, $peer accessing: $c (mw_cases.py)" \
 			grep -qx "# ok $c" "$TMP/mw.rv0"
-		ksft_check "windows on $peer, rv0 accessing: $c, as on rv0 (mw_cases.py)" same mw $c
+		ksft_check "windows on $peer, rv0 accessing: $c, as on rv0 (mw_cases.py)" same_line "$TMP/mw.rv0" "$TMP/mw.peer" $c
 	done
 	script "$MW" rv0 "$g4" $peer "$p4" $MW_RV_CASES >"$TMP/mw.rv"
 	[ $peer = rv1 ] && script "$MW" $peer "$p4" rv0 "$g4" $MW_RV_CASES >>"$TMP/mw.rv"

@@ -75,7 +75,7 @@ pub(crate) const MAX_MR_SIZE: u64 = u64::MAX;
 /// refuses on-demand paging and the flush flags before rv0 sees them (rv0
 /// does not offer them), so rv0 accepts what soft-RoCE accepts among the
 /// rest.
-fn supported_access() -> AccessFlags {
+pub(crate) fn supported_access() -> AccessFlags {
     Access::RemoteRead
         | Access::RemoteWrite
         | Access::RemoteAtomic

@@ -87,20 +87,6 @@ pub(crate) fn is_window(key: u32) -> bool {
     (MIN_MW_INDEX..=MAX_MW_INDEX).contains(&(key >> 8))
 }
 
-/// The access flags a window may give (`RXE_ACCESS_SUPPORTED_MW`: those
-/// of a region; not zero-based).
-fn supported_access() -> AccessFlags {
-    Access::RemoteRead
-        | Access::RemoteWrite
-        | Access::RemoteAtomic
-        | Access::LocalWrite
-        | Access::MwBind
-        | Access::OnDemand
-        | Access::FlushGlobal
-        | Access::FlushPersistent
-        | AccessFlags::optional()
-}
-
 /// A window's binding, changed by binds and invalidations.
 struct Binding {
     /// Its R_Key now: its index, and a key byte each bind changes.
@@ -211,8 +197,8 @@ pub(crate) fn bind(
 ) -> core::result::Result<(), ()> {
     let mw = dev.mw_table().get(guard, w.mw_rkey >> 8).ok_or(())?;
     let access = AccessFlags::from_bits(w.access);
-    // Zero-based windows are not supported (`RXE_ACCESS_SUPPORTED_MW`).
-    if access.outside(supported_access()) != 0 {
+    // What a region may allow, not zero-based (`RXE_ACCESS_SUPPORTED_MW`).
+    if access.outside(mr::supported_access()) != 0 {
         return Err(());
     }
     // The region, for a length (`rxe_bind_mw`): one of this key, of the

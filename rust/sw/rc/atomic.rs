@@ -103,10 +103,7 @@ pub(super) fn write(
         remote(dev, guard, qp, Access::RemoteWrite, rkey, va, 8).map_err(|()| Fault::Access)?;
     mr.atomic(mr_off, AtomicOp::Store(bytes))
         .map_err(|_| Fault::Access)?;
-    rs.resp.keep_atomic(pkt.psn, 0);
-    rs.resp.psn = pkt.psn.next();
-    rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
-    Ok((Some(response(pkt.psn, rs.resp.msn)), false))
+    Ok((Some(done_with_response(rs, pkt.psn)), false))
 }
 
 /// `IB_FLUSH_GLOBAL`, `IB_FLUSH_PERSISTENT`: a FLUSH's placement types.
@@ -161,10 +158,16 @@ pub(super) fn flush(
     if placement & FLUSH_GLOBAL != 0 {
         kernel::sync::barrier::smp_mb();
     }
-    rs.resp.keep_atomic(pkt.psn, 0);
-    rs.resp.psn = pkt.psn.next();
+    Ok((Some(done_with_response(rs, pkt.psn)), false))
+}
+
+/// The request of `psn`, an ATOMIC WRITE or a FLUSH, was executed:
+/// remembered for a duplicate, the responder past it, and its answer.
+fn done_with_response(rs: &mut RecvState, psn: Psn) -> Answer {
+    rs.resp.keep_atomic(psn, 0);
+    rs.resp.psn = psn.next();
     rs.resp.msn = (rs.resp.msn + 1) & Psn::MASK;
-    Ok((Some(response(pkt.psn, rs.resp.msn)), false))
+    response(psn, rs.resp.msn)
 }
 
 /// The answer to an ATOMIC WRITE or a FLUSH of `psn`: a READ response of
