@@ -169,11 +169,12 @@ def event_fds():
     return out
 
 
-def events(ctx, fds, secs):
-    """The async events of context `ctx` (its event file among `fds`)
-    within `secs` seconds of the last one."""
+def events(ctx, fds, secs, first=None):
+    """The async events of context `ctx` (its event file among `fds`):
+    the first within `first` seconds (`secs` if not given), each next one
+    within `secs` of the last."""
     got = []
-    while select.select(list(fds), [], [], secs)[0]:
+    while select.select(list(fds), [], [], secs if got or first is None else first)[0]:
         ev = ctx.get_async_event()
         got.append(ev.event_type)
         ev.ack()

@@ -76,7 +76,10 @@ def main(argv):
     except PyverbsRDMAError as e:
         early = e.error_code
     write(loc, q, peer, 2, BIG, 4096, 0x22)
-    events = rc_common.events(loc.ctx, fds, 5)
+    # The drain's end, however slow the guest (the debug lane's one-vCPU
+    # boot took more than 5 s): a minute for the event, then 1 s for
+    # another.
+    events = rc_common.events(loc.ctx, fds, 1, first=60)
     first = loc.poll(2, secs=1)
     after = state_and_draining(q)
     modify_state(q, ibv_qp_state.IBV_QPS_RTS)
