@@ -80,7 +80,11 @@ def main(argv):
     # boot took more than 5 s): a minute for the event, then 1 s for
     # another.
     events = rc_common.events(loc.ctx, fds, 1, first=60)
-    first = loc.poll(2, secs=1)
+    # The WRITE begun completes; soft-RoCE may report the drain before
+    # its completion is in the CQ (its completer checks the drain first),
+    # so a minute for it too; then a second in which the one posted in SQD
+    # must not complete.
+    first = loc.poll(1, secs=60) + loc.poll(1, secs=1)
     after = state_and_draining(q)
     modify_state(q, ibv_qp_state.IBV_QPS_RTS)
     write(loc, q, peer, 3, BIG + 4096, 4096, 0x33)
