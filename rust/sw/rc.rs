@@ -38,10 +38,17 @@ use kernel::{
 };
 
 pub(crate) mod answer;
+mod resp_state;
+use resp_state::InMsg;
+pub(crate) use resp_state::{
+    Answer,
+    RespState, //
+};
 pub(crate) mod atomic;
 pub(crate) mod comp;
 pub(crate) mod req;
 pub(crate) mod resp;
+mod rkey;
 pub(crate) mod timer;
 pub(crate) mod uc;
 
@@ -386,185 +393,4 @@ fn rnr_jiffies(code: u32) -> Jiffies {
 /// The distance from `a` to `b` in PSNs, modulo 2^24.
 fn psn_distance(a: Psn, b: Psn) -> u32 {
     b.value().wrapping_sub(a.value()) & Psn::MASK
-}
-
-/// What the responder answers a request with.
-#[derive(Clone, Copy)]
-pub(crate) enum Answer {
-    /// An acknowledgement or a NAK.
-    Ack { syndrome: u32, psn: Psn, msn: u32 },
-    /// The atomic acknowledgement of the atomic of `psn`: the value
-    /// before it.
-    Atomic { psn: Psn, orig: u64, msn: u32 },
-    /// The responses to an RDMA READ from `psn` on: `len` bytes at `va` of
-    /// the region of `rkey`.
-    Read {
-        psn: Psn,
-        va: u64,
-        rkey: u32,
-        len: u32,
-        msn: u32,
-    },
-}
-
-/// The answers a responder keeps waiting at most: READ responses are sent
-/// by the QP's send work (at most [`crate::sw::tx::INFLIGHT_HIGH`] packets
-/// in flight, as the requester's), and what is answered after a READ
-/// waits behind it, in order.
-const OUT_MAX: usize = 256;
-
-/// The atomics a responder remembers (`rxe_resp.c`'s responder resources,
-/// `max_dest_rd_atomic` of them at most, here the most it may be), by PSN
-/// modulo their number: a duplicate atomic is answered with the value it
-/// found, never executed again (a requester has at most
-/// [`MAX_UNACKED_PSNS`] PSNs in flight, so the PSNs of those it may send
-/// again do not collide).
-const ATOMICS_KEPT: usize = crate::sw::qp::MAX_QP_RD_ATOM as usize;
-
-/// A waiting answer, and for a READ the responses sent.
-#[derive(Clone, Copy)]
-struct Queued {
-    ans: Answer,
-    sent: u32,
-}
-
-/// What the responder keeps of an RC QP, under its receive lock.
-#[derive(Default)]
-pub(crate) struct RespState {
-    /// The answers waiting ([`OUT_MAX`] slots for an RC QP), the oldest at
-    /// `out_head`.
-    out: KVec<Option<Queued>>,
-    out_head: usize,
-    out_len: usize,
-    /// The PSN expected next.
-    pub(crate) psn: Psn,
-    /// Messages completed (the AETH's MSN).
-    msn: u32,
-    /// A sequence error NAK was sent for the gap at [`RespState::psn`].
-    nak_sent: bool,
-    /// UC: the rest of a message is dropped, up to the next first packet.
-    dropping: bool,
-    /// The message being received, after its first packet.
-    in_msg: Option<InMsg>,
-    /// The atomics executed, by PSN ([`ATOMICS_KEPT`] for an RC QP): the
-    /// PSN and the value before.
-    atomics: KVec<Option<(Psn, u64)>>,
-}
-
-/// A message being received.
-#[derive(Clone, Copy)]
-struct InMsg {
-    /// The bytes written so far.
-    written: u32,
-    /// An RDMA WRITE's RETH (virtual address, R_Key, length); `None` for
-    /// a SEND, whose receive work request is copied out of the ring (in
-    /// [`crate::sw::qp::RecvState::wqe`]).
-    write: Option<(u64, u32, u32)>,
-}
-
-impl RespState {
-    /// The state of a new QP: with room for waiting answers for RC.
-    pub(crate) fn new(rc: bool) -> Result<Self> {
-        let mut out = KVec::new();
-        let mut atomics = KVec::new();
-        if rc {
-            out.resize(OUT_MAX, None, GFP_KERNEL)?;
-            atomics.resize(ATOMICS_KEPT, None, GFP_KERNEL)?;
-        }
-        Ok(Self {
-            out,
-            atomics,
-            ..Self::default()
-        })
-    }
-
-    /// `modify_qp` set the receive PSN, or the QP was reset.
-    pub(crate) fn reset(&mut self, psn: Psn) {
-        self.psn = psn;
-        self.msn = 0;
-        self.nak_sent = false;
-        self.dropping = false;
-        self.in_msg = None;
-        self.clear_out();
-        for a in self.atomics.iter_mut() {
-            *a = None;
-        }
-    }
-
-    /// Remembers the value before the atomic of `psn`.
-    fn keep_atomic(&mut self, psn: Psn, orig: u64) {
-        let n = self.atomics.len();
-        if n != 0 {
-            // CAST: A 24-bit PSN.
-            self.atomics[psn.value() as usize % n] = Some((psn, orig));
-        }
-    }
-
-    /// The value before the atomic of `psn`, if remembered.
-    fn kept_atomic(&self, psn: Psn) -> Option<u64> {
-        let n = self.atomics.len();
-        if n == 0 {
-            return None;
-        }
-        // CAST: A 24-bit PSN.
-        match self.atomics[psn.value() as usize % n] {
-            Some((p, orig)) if p == psn => Some(orig),
-            _ => None,
-        }
-    }
-
-    /// Whether answers are waiting.
-    fn queued(&self) -> bool {
-        self.out_len != 0
-    }
-
-    /// Whether no answer can wait any more.
-    fn full(&self) -> bool {
-        self.out_len == self.out.len()
-    }
-
-    /// Queues `ans` behind the waiting answers; lost when full (an
-    /// acknowledgement is coalesced or asked for again).
-    fn push(&mut self, ans: Answer) {
-        if self.full() {
-            return;
-        }
-        let at = (self.out_head + self.out_len) % self.out.len();
-        self.out[at] = Some(Queued { ans, sent: 0 });
-        self.out_len += 1;
-    }
-
-    /// The next packet to send of the waiting answers: an answer, and for
-    /// a READ which of its `mtu`-byte responses.
-    fn next_out(&mut self, mtu: u32) -> Option<(Answer, u32)> {
-        if self.out_len == 0 {
-            return None;
-        }
-        let head = self.out_head;
-        let q = self.out[head].as_mut()?;
-        let k = q.sent;
-        let done = match q.ans {
-            Answer::Ack { .. } | Answer::Atomic { .. } => true,
-            Answer::Read { len, .. } => {
-                q.sent += 1;
-                q.sent >= len.div_ceil(mtu.max(1)).max(1)
-            }
-        };
-        let ans = q.ans;
-        if done {
-            self.out[head] = None;
-            self.out_head = (head + 1) % self.out.len();
-            self.out_len -= 1;
-        }
-        Some((ans, k))
-    }
-
-    /// Forgets the waiting answers (the QP failed or was reset).
-    fn clear_out(&mut self) {
-        for q in self.out.iter_mut() {
-            *q = None;
-        }
-        self.out_head = 0;
-        self.out_len = 0;
-    }
 }

@@ -11,10 +11,7 @@
 //! `rxe_icrc.c` (ICRC) and `rxe_recv.c` (the receive checks) of 7.2.
 
 use crate::{
-    net::{
-        skb::crc32_le,
-        IpAddr, //
-    },
+    net::IpAddr,
     rdma::{
         driver::attrs::Mtu,
         gid::Gid,
@@ -24,12 +21,18 @@ use crate::{
 
 mod checksum;
 mod counters;
+mod icrc;
 pub(crate) mod opcode;
 pub(crate) use checksum::ipv4_checksum;
 use checksum::udp_checksum_ok;
 pub(crate) use counters::{
     Count,
     Counters, //
+};
+use icrc::{
+    icrc,
+    icrc_rxe_flush,
+    FLUSH, //
 };
 use opcode::{
     Hdrs,
@@ -61,10 +64,6 @@ const IPV6_LEN: usize = 40;
 const UDP_LEN: usize = 8;
 const BTH_LEN: usize = 12;
 const ICRC_LEN: usize = 4;
-
-/// The CRC of 8 bytes of 0xff (a masked LRH) from a seed of all ones: where
-/// the ICRC of a RoCE v2 packet starts (`rxe_icrc.c:rxe_icrc_hdr`).
-const ICRC_SEED: u32 = 0xdebb_20e3;
 
 /// The 24 bits of a QP number or a PSN.
 const MASK_24: u32 = 0xff_ffff;
@@ -265,69 +264,6 @@ impl Outgoing {
         let icrc = icrc(&buf[..ip], &buf[ip..end]);
         buf[end..].copy_from_slice(&icrc.to_le_bytes());
     }
-}
-
-/// The ICRC of a packet whose IP header is `ip` and whose UDP datagram up
-/// to the ICRC is `rest` (`rxe_icrc.c`): a CRC-32 over the headers with
-/// the fields that routers change masked to ones (IPv4 type of service,
-/// time to live and checksum; IPv6 traffic class, flow label and hop
-/// limit; the UDP checksum; the reserved byte of the BTH), then over the
-/// rest of the packet; complemented.
-fn icrc(ip: &[u8], rest: &[u8]) -> u32 {
-    let mut pseudo = [0u8; IPV6_LEN + UDP_LEN + BTH_LEN];
-    let n = masked_pseudo_header(ip, rest, &mut pseudo);
-    let crc = crc32_le(ICRC_SEED, &pseudo[..n]);
-    !crc32_le(crc, &rest[UDP_LEN + BTH_LEN..])
-}
-
-/// The IP, UDP and BTH headers of a packet with the fields routers change
-/// masked to ones, into `pseudo`: their length.
-fn masked_pseudo_header(
-    ip: &[u8],
-    rest: &[u8],
-    pseudo: &mut [u8; IPV6_LEN + UDP_LEN + BTH_LEN],
-) -> usize {
-    let hl = ip.len();
-    let n = hl + UDP_LEN + BTH_LEN;
-    pseudo[..hl].copy_from_slice(ip);
-    pseudo[hl..n].copy_from_slice(&rest[..UDP_LEN + BTH_LEN]);
-    if hl == IPV4_LEN {
-        pseudo[1] = 0xff;
-        pseudo[8] = 0xff;
-        pseudo[10] = 0xff;
-        pseudo[11] = 0xff;
-    } else {
-        pseudo[0] |= 0x0f;
-        pseudo[1] = 0xff;
-        pseudo[2] = 0xff;
-        pseudo[3] = 0xff;
-        pseudo[7] = 0xff;
-    }
-    pseudo[hl + 6] = 0xff;
-    pseudo[hl + 7] = 0xff;
-    pseudo[hl + UDP_LEN + 4] = 0xff;
-    n
-}
-
-/// RC's FLUSH opcode.
-const FLUSH: u8 = 0x1c;
-
-/// The ICRC soft-RoCE 7.2 gives a FLUSH, and expects of one: its opcode
-/// table has no payload offset for FLUSH (`rxe_opcode.c`), so the
-/// "payload" it adds to the CRC after the headers (`rxe_icrc.c`,
-/// `payload_addr`, `payload_size`) is the whole packet from the BTH on:
-/// the BTH, unmasked, and the FETH and RETH are covered twice. rv0 sends
-/// the ICRC of IBA (the headers once, [`icrc`]) and takes a FLUSH with
-/// either, so that soft-RoCE's FLUSHes reach it (its own do not reach
-/// soft-RoCE: Documentation/rv0.rst). `rest` as for [`icrc`]; `ext` the
-/// length of the extended headers.
-fn icrc_rxe_flush(ip: &[u8], rest: &[u8], ext: usize) -> u32 {
-    let mut pseudo = [0u8; IPV6_LEN + UDP_LEN + BTH_LEN];
-    let n = masked_pseudo_header(ip, rest, &mut pseudo);
-    let crc = crc32_le(ICRC_SEED, &pseudo[..n]);
-    let headers = UDP_LEN + BTH_LEN;
-    let crc = crc32_le(crc, rest.get(headers..headers + ext).unwrap_or(&[]));
-    !crc32_le(crc, &rest[UDP_LEN..])
 }
 
 /// Why a received packet was dropped before it reached a QP.

@@ -6,7 +6,7 @@
 //! (`rxe_resp.c:send_ack`, `read_reply`).
 
 use super::{
-    resp::remote,
+    rkey::remote,
     Answer,
     AETH_ACK_UNLIMITED, //
 };

@@ -9,10 +9,10 @@
 //! (`rxe_resp.c:process_flush`), answered as ATOMIC WRITE is.
 
 use super::{
-    resp::{
+    resp::Fault,
+    rkey::{
         remote,
-        remote_whole,
-        Fault, //
+        remote_whole, //
     },
     Answer,
 };
