@@ -80,10 +80,13 @@ for peer in rxe1 rv1; do
 	for c in retry rnr rnr_recovers destroy_retrying; do
 		ksft_check "rv0 -> $peer: $c (rc_retry.py)" grep -qx "# ok $c" "$TMP/retry"
 	done
-	# SQD with a large RDMA WRITE in flight (sqd_cases.py), on a path
-	# slowed by 20 ms (veth0), the drained QP on rv0, then on the peer.
-	tc qdisc add dev veth0 root netem delay 20ms
+	# SQD with a large RDMA WRITE in flight (sqd_cases.py), the drained
+	# QP on rv0, then on the peer; what the other end sends (its ACKs) is
+	# delayed by a second.
+	ip netns exec $NS tc qdisc add dev veth1 root netem delay 1s
 	script "$SQD" rv0 "$g4" $peer "$p4" >"$TMP/sqd.rv0"
+	ip netns exec $NS tc qdisc del dev veth1 root
+	tc qdisc add dev veth0 root netem delay 1s
 	script "$SQD" $peer "$p4" rv0 "$g4" >"$TMP/sqd.peer"
 	tc qdisc del dev veth0 root
 	cat "$TMP/sqd.rv0" "$TMP/sqd.peer"

@@ -4,9 +4,15 @@
 
     sqd_cases.py DEV GIDX PEER_DEV PEER_GIDX
 
-An RC QP on DEV (GID index GIDX) writes to one on PEER_DEV; the path is
-slow (the test puts a delay on it: tc netem), so that a large RDMA WRITE
-is still in flight when the QP is moved to SQD. What soft-RoCE and rv0
+An RC QP on DEV (GID index GIDX) writes to one on PEER_DEV; the caller
+delays what PEER_DEV sends by a second (tc netem on its network device),
+so that the acknowledgements of a large RDMA WRITE come late. The script
+moves the QP to SQD once the first bytes have reached the peer: the WRITE
+has begun (soft-RoCE's requester runs in a task of its own, after
+ibv_post_send returns: a WRITE it has not begun stays posted in SQD) and
+cannot have completed. No packet is lost and the ACK timeout (4.3 s) is
+longer than the delay: soft-RoCE does not retransmit in SQD (req_retry
+marks the work posted again, which req_next_wqe then holds). What soft-RoCE and rv0
 must agree on, one line: the state and sq_draining queried right after the
 move; the completions while in SQD (the WRITE begun completes; one posted
 in SQD waits); IBV_EVENT_SQ_DRAINED, once, when the first completed;
@@ -45,6 +51,17 @@ def write(end, qp, peer, wr_id, off, length, byte):
     qp.post_send(wr)
 
 
+def wait_begun(peer, secs=60):
+    """Whether the first bytes of the WRITE reached the peer's region
+    within `secs` seconds (the WRITE has begun)."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if peer.mr.read(1, 0) == b"\x11":
+            return True
+        time.sleep(0.001)
+    return False
+
+
 def modify_state(qp, state, notify=False):
     a = QPAttr(qp_state=state)
     mask = M.IBV_QP_STATE
@@ -63,10 +80,11 @@ def main(argv):
     fds = rc_common.event_fds() - before
     peer = rc_common.End(argv[3], int(argv[4]), mr_len=BIG + 8192)
     q, p = loc.new_qp(), peer.new_qp()
-    loc.connect(q, peer.gid, p.qp_num)
-    peer.connect(p, loc.gid, q.qp_num)
+    loc.connect(q, peer.gid, p.qp_num, timeout=20)
+    peer.connect(p, loc.gid, q.qp_num, timeout=20)
 
     write(loc, q, peer, 1, 0, BIG, 0x11)
+    begun = wait_begun(peer)
     modify_state(q, ibv_qp_state.IBV_QPS_SQD, notify=True)
     during = state_and_draining(q)
     # Out of SQD while draining: only to the error state.
@@ -95,12 +113,12 @@ def main(argv):
             peer.mr.read(4096, BIG + 4096) == b"\x33" * 4096)
     got = " ".join("%d/%d" % (w.wr_id, w.status) for w in first)
     then = " ".join("%d/%d" % (w.wr_id, w.status) for w in rest)
-    out = ("in SQD: state %d draining %d, to RTS errno %d; completions %s; events %s; "
+    out = ("begun %s; in SQD: state %d draining %d, to RTS errno %d; completions %s; events %s; "
            "then draining %d; back in RTS: completions %s; data %s" %
-           (during[0], during[1], early, got, " ".join(map(str, events)), after[1], then,
+           ("yes" if begun else "no", during[0], during[1], early, got, " ".join(map(str, events)), after[1], then,
             "written" if data else "wrong"))
     print("sqd_in_flight: %s" % out, flush=True)
-    want = ("in SQD: state %d draining 1, to RTS errno %d; completions 1/0; events %d; "
+    want = ("begun yes; in SQD: state %d draining 1, to RTS errno %d; completions 1/0; events %d; "
             "then draining 0; back in RTS: completions 2/0 3/0; data written" %
             (ibv_qp_state.IBV_QPS_SQD, errno.EINVAL, ibv_event_type.IBV_EVENT_SQ_DRAINED))
     ok = out == want and len(fds) == 1
