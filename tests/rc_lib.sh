@@ -68,13 +68,35 @@ uc_pingpong() { PP=ibv_uc_pingpong pingpong "$@"; }
 srq_pingpong() { PP=ibv_srq_pingpong pingpong "$@"; }
 
 # script PY ARGS... - the test script PY with ARGS (up to 120 s), its lines
-# as comments; its exit status.
+# as comments; its exit status.  It runs in a process forked by the test's
+# script_runner.py (started here the first time, stopped by rc_cleanup),
+# which has imported pyverbs already: the debug lane's guest takes 3.3 s
+# to start Python and import it.  ARGS hold no tab.
 script() {
-	local out rc
-	out=$(timeout 120 python3 "$@" 2>&1)
-	rc=$?
-	echo "$out" | sed 's/^/# /'
-	return $rc
+	local out rc args
+	if [ -z "${RUNNER_PID:-}" ] || ! kill -0 "$RUNNER_PID" 2>/dev/null; then
+		coproc RUNNER { exec python3 "$RVERBS_TESTS_DIR/script_runner.py" 120; }
+	fi
+	out=$(mktemp /tmp/script.XXXXXX)
+	args=$(IFS=$'\t'; printf '%s' "$*")
+	printf '%s\t%s\n' "$out" "$args" >&"${RUNNER[1]}"
+	if ! read -r -t 300 rc <&"${RUNNER[0]}"; then
+		echo "# script_runner.py did not answer"
+		runner_stop
+		rc=1
+	fi
+	sed 's/^/# /' "$out"
+	rm -f "$out"
+	return "$rc"
+}
+
+# runner_stop - script's runner stopped.
+runner_stop() {
+	[ -n "${RUNNER_PID:-}" ] || return 0
+	local pid=$RUNNER_PID
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	RUNNER_PID=
 }
 
 # counter DEV NAME - a wire counter of rv device DEV.
@@ -105,6 +127,7 @@ rc_setup() {
 # rc_cleanup - what rc_setup made and the test added (qdiscs, rv1) undone,
 # and TMP removed: the test's EXIT trap.
 rc_cleanup() {
+	runner_stop
 	tc qdisc del dev veth0 root 2>/dev/null
 	ip netns exec $NS tc qdisc del dev veth1 root 2>/dev/null
 	rdma link del rv0 2>/dev/null
