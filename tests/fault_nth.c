@@ -347,6 +347,59 @@ static int dealloc_mw(int fd, __u32 mw)
 	return uv_cmd(fd, IB_USER_VERBS_CMD_DEALLOC_MW, &cmd, sizeof(cmd), 0);
 }
 
+/*
+ * An RC QP (create_qp) taken from RESET through INIT and RTR to RTS, towards
+ * QP 0x12345 at uv's DGID from its SGID index, the path's MTU 1024, four
+ * READs and atomics each way: what a connected QP's set-up allocates
+ * (ib_core's resolution of the destination MAC and the port's, the
+ * driver's state for the path).  Starts at the state after *reached and
+ * sets *reached to each state reached; 0 or the failing step's -errno.
+ */
+static int modify_rc_qp(struct uv *uv, __u32 qp, int *reached)
+{
+	int ret = 0;
+
+	while (!ret && *reached != IB_QPS_RTS) {
+		struct ib_uverbs_modify_qp cmd = {
+			.qp_handle = qp,
+			.qp_state = *reached + 1,
+		};
+
+		if (cmd.qp_state == IB_QPS_INIT) {
+			cmd.attr_mask = QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS;
+			cmd.port_num = 1;
+			cmd.qp_access_flags = IB_UVERBS_ACCESS_REMOTE_WRITE |
+					      IB_UVERBS_ACCESS_REMOTE_READ |
+					      IB_UVERBS_ACCESS_REMOTE_ATOMIC;
+		} else if (cmd.qp_state == IB_QPS_RTR) {
+			cmd.attr_mask = QP_STATE | QP_AV | QP_PATH_MTU | QP_DEST_QPN | QP_RQ_PSN |
+					QP_MAX_DEST_RD_ATOMIC | QP_MIN_RNR_TIMER;
+			memcpy(cmd.dest.dgid, uv->dgid, 16);
+			cmd.dest.sgid_index = uv->sgid;
+			cmd.dest.hop_limit = 64;
+			cmd.dest.is_global = 1;
+			cmd.dest.port_num = 1;
+			cmd.path_mtu = 3;
+			cmd.dest_qp_num = 0x12345;
+			cmd.rq_psn = 0x100;
+			cmd.max_dest_rd_atomic = 4;
+			cmd.min_rnr_timer = 12;
+		} else {
+			cmd.attr_mask = QP_STATE | QP_SQ_PSN | QP_TIMEOUT | QP_RETRY_CNT |
+					QP_RNR_RETRY | QP_MAX_QP_RD_ATOMIC;
+			cmd.sq_psn = 0x200;
+			cmd.timeout = 14;
+			cmd.retry_cnt = 7;
+			cmd.rnr_retry = 7;
+			cmd.max_rd_atomic = 4;
+		}
+		ret = modify_qp(uv->fd, &cmd);
+		if (!ret)
+			*reached = cmd.qp_state;
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* netlink                                                             */
 
@@ -447,7 +500,7 @@ static const char *errname(int err)
 static const char usage_text[] =
 	"usage: fault_nth [-a ALL -e EVERY [-l LAST]] ucontext|pd|xrcd|close_xrcd|cq|resize_cq|qp|rc_qp|srq|mr|mw\n"
 	"                 DEV\n"
-	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah DEV SGID_INDEX DGID\n"
+	"       fault_nth [-a ALL -e EVERY] ah|destroy_ah|modify_qp DEV SGID_INDEX DGID\n"
 	"       fault_nth [-a ALL -e EVERY] link NAME TYPE NETDEV\n"
 	"       fault_nth [-a ALL -e EVERY] module PATH [PARAMS]\n";
 
@@ -504,7 +557,7 @@ int main(int argc, char **argv)
 	}
 	kmsg_open();
 	uv.dev = argv[2];
-	if (!strcmp(entry, "ah") || !strcmp(entry, "destroy_ah")) {
+	if (!strcmp(entry, "ah") || !strcmp(entry, "destroy_ah") || !strcmp(entry, "modify_qp")) {
 		struct in6_addr a;
 
 		if (argc != 5 || inet_pton(AF_INET6, argv[4], &a) != 1)
@@ -641,6 +694,32 @@ int main(int argc, char **argv)
 			if (!ret)
 				undo = destroy_qp(uv.fd, handle);
 			/* The CQ is free again only if no QP was left on it. */
+			if (!undo)
+				undo = destroy_cq(uv.fd, cq);
+			close(uv.fd);
+		} else if (!strcmp(entry, "modify_qp")) {
+			__u32 cq;
+			int reached = IB_QPS_RESET, failed_at;
+
+			if (uv_open(&uv, 1, 1) || create_cq(&uv, &cq) ||
+			    create_qp(&uv, cq, &handle, IB_UVERBS_QPT_RC))
+				goto setup;
+			fail_arm(n);
+			ret = modify_rc_qp(&uv, handle, &reached);
+			injected = fail_injected();
+			/*
+			 * A step that failed left the QP where it was: the rest
+			 * of the way must work from there.
+			 */
+			failed_at = reached;
+			if (ret) {
+				undo = modify_rc_qp(&uv, handle, &reached);
+				if (undo)
+					printf("# n=%u: modifying on from state %d failed: %s\n", n,
+					       failed_at, errname(undo));
+			}
+			if (!undo)
+				undo = destroy_qp(uv.fd, handle);
 			if (!undo)
 				undo = destroy_cq(uv.fd, cq);
 			close(uv.fd);

@@ -19,7 +19,8 @@
 # Entry points: rdma_create_user_ah and rdma_destroy_ah_user on soft-RoCE
 # (rxe0) and rv0, C core and Rust core; ib_alloc_xrcd_user and
 # ib_dealloc_xrcd_user on rv0, C and Rust (soft-RoCE has no XRC); rv0's
-# ucontext, PD, CQ and QP creation, CQ resize and MR registration;
+# ucontext, PD, CQ and QP creation (UD, RC), an RC QP's modify to RTS, CQ
+# resize, SRQ creation, MW allocation and MR registration;
 # "rdma link add ... type rverbs"; loading
 # rverbs.ko (these two sampled: their first and last fault points, a few
 # between, unless RVERBS_FAULTS=all).  Each case reports its number of fault points and
@@ -36,7 +37,7 @@ if [ ! -e /proc/thread-self/fail-nth ] || [ ! -d $DBG/failslab ]; then
 	ktap_skip_all "no fault injection in this kernel (make check-debug runs this test)"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 30
+ktap_set_plan 31
 
 # GFP_KERNEL allocations too (failslab ignores them by default), and each
 # injected fault reported in one line, without a stack dump (verbose 1):
@@ -261,6 +262,12 @@ run "rv0 create_qp" qp rv0
 # An RC QP: the driver's copy of the send ring, what it keeps of each work
 # request in flight, the responder's queue of answers and its atomics.
 run "rv0 create_qp (RC)" rc_qp rv0
+# That RC QP modified from RESET to INIT, RTR and RTS: ib_core's
+# resolution of the destination MAC (a route, the neighbour) and the
+# driver's state for the path; a step that fails leaves the QP in the state
+# before it, from which the rest of the way must work.
+sgid=$(gid_index rv0 ::ffff:$IP4_A)
+run "rv0 modify_qp (RC) to RTS" modify_qp rv0 "$sgid" $PEER
 # A shared receive queue: ib_core's part, the driver's (its number, the
 # ring, its mmap entry, the response).
 run "rv0 create_srq" srq rv0

@@ -235,6 +235,22 @@ static inline int create_qp_raw(int fd, __u32 pd, __u32 cq, const struct qp_req 
 	return uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &in, sizeof(in.cmd) + extra_in, resp_len);
 }
 
+/* Not in the uapi headers: enum ib_qp_state, enum ib_qp_attr_mask. */
+enum { IB_QPS_RESET, IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS, IB_QPS_SQD, IB_QPS_SQE, IB_QPS_ERR };
+enum {
+	QP_STATE = 1 << 0, QP_CUR_STATE = 1 << 1, QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	QP_ACCESS_FLAGS = 1 << 3, QP_PKEY_INDEX = 1 << 4, QP_PORT = 1 << 5,
+	QP_QKEY = 1 << 6, QP_AV = 1 << 7, QP_PATH_MTU = 1 << 8, QP_TIMEOUT = 1 << 9,
+	QP_RETRY_CNT = 1 << 10, QP_RNR_RETRY = 1 << 11, QP_RQ_PSN = 1 << 12,
+	QP_MAX_QP_RD_ATOMIC = 1 << 13, QP_MIN_RNR_TIMER = 1 << 15,
+	QP_SQ_PSN = 1 << 16, QP_MAX_DEST_RD_ATOMIC = 1 << 17, QP_DEST_QPN = 1 << 20,
+};
+
+static inline int modify_qp(int fd, struct ib_uverbs_modify_qp *cmd)
+{
+	return uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_QP, cmd, sizeof(*cmd), 0);
+}
+
 static inline int destroy_qp(int fd, __u32 qp)
 {
 	struct ib_uverbs_destroy_qp_resp resp;

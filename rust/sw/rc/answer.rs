@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What the responder of an RC QP sends ([`super::resp`] decides it):
-//! acknowledgements and NAKs, and RDMA READ responses, the latter from the
-//! QP's send work with what is answered after them queued behind
-//! (`rxe_resp.c:send_ack`, `read_reply`).
+//! acknowledgements and NAKs, and RDMA READ responses
+//! (`rxe_resp.c:send_ack`, `read_reply`). READ responses, and what is
+//! answered after a READ, wait in the QP's queue of answers, which one
+//! sender at a time sends in order: the receive path that queued the first
+//! of them (a share of packets, for a short round trip) and then the QP's
+//! send work. An acknowledgement with nothing waiting goes out at once.
 
 use super::{
     rkey::remote,
@@ -23,6 +26,7 @@ use crate::rdma::{
 use crate::sw::{
     device::Rv,
     qp::QpCore,
+    tx::TxFlow,
     wire::{
         self,
         opcode::{
@@ -85,39 +89,80 @@ pub(super) fn send_ack(
     let _ = xmit::transmit(dev, qp, &ndev, &out, via, |_| Ok(0));
 }
 
-/// Sends the answers waiting for `qp`, an RC QP, in order: READ responses
-/// (`rxe_resp.c:read_reply`, one per path MTU, FIRST, MIDDLE, LAST or
-/// ONLY, an AETH on the first and the last, each payload read from the
-/// region when it is sent) and the acknowledgements behind them. It stops
-/// at the QP's packets in flight ([`crate::sw::tx`] resumes it). A region
-/// gone meanwhile ends a READ's responses (the requester asks again).
-/// Process context (the QP's send work).
+/// At most this many packets of waiting answers go out from the receive
+/// path that queued them (a READ of up to four path MTUs, its
+/// acknowledgements behind it); the QP's send work sends the rest.
+const RECEIVE_SHARE: u32 = 4;
+
+/// Who sends the waiting answers of a QP.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sender {
+    /// The QP's send work: all of them (process context).
+    Work,
+    /// The receive path that queued them and became their sender: up to
+    /// [`RECEIVE_SHARE`] packets (any context).
+    Receive,
+}
+
+/// The QP's send work sends the answers waiting for `qp`, an RC QP,
+/// unless a receive path is sending them (it sends or hands over the
+/// rest). Process context.
 pub(crate) fn send_answers(dev: &DriverDevice<Rv>, qp: &QpCore) {
+    if qp.recv.lock().resp.hold() {
+        send_held(dev, qp, Sender::Work);
+    }
+}
+
+/// Sends the answers waiting for `qp`, an RC QP, in order, for their
+/// sender ([`RespState::hold`]): READ responses (`rxe_resp.c:read_reply`,
+/// one per path MTU, FIRST, MIDDLE, LAST or ONLY, an AETH on the first and
+/// the last, each payload read from the region when it is sent) and the
+/// acknowledgements behind them. It gives them up at the QP's packets in
+/// flight ([`crate::sw::tx`] resumes the send work) and, for a receive
+/// path, after its share (the send work goes on). A region gone meanwhile
+/// ends a READ's responses (the requester asks again).
+///
+/// [`RespState::hold`]: super::resp_state::RespState::hold
+pub(super) fn send_held(dev: &DriverDevice<Rv>, qp: &QpCore, sender: Sender) {
+    let mut share = match sender {
+        Sender::Work => u32::MAX,
+        Sender::Receive => RECEIVE_SHARE,
+    };
     loop {
-        if qp.tx.full() {
-            dev.wire_counters().count(Count::SendWait);
-            return;
-        }
         let a = *qp.attrs.lock();
         let mtu = a.path_mtu.bytes().unwrap_or(256);
         let next = {
             let mut rs = qp.recv.lock();
             if matches!(a.qp_state, QpState::Err | QpState::Reset) {
                 rs.resp.clear_out();
+            }
+            if share == 0 || qp.tx.full() {
+                if share != 0 {
+                    dev.wire_counters().count(Count::SendWait);
+                }
+                // At the mark, the buffer that brings the QP below it
+                // queues the send work.
+                if rs.resp.release() && share == 0 {
+                    drop(rs);
+                    TxFlow::kick(&qp.tx);
+                }
                 return;
             }
             // CAST: At most 4096.
-            rs.resp.next_out(mtu as u32)
+            match rs.resp.next_out(mtu as u32) {
+                None => return,
+                Some(next) => next,
+            }
         };
+        share -= 1;
         match next {
-            None => return,
-            Some((Answer::Ack { syndrome, psn, msn }, _)) => {
+            (Answer::Ack { syndrome, psn, msn }, _) => {
                 send_ack(dev, qp, &a, syndrome, psn, msn, None)
             }
-            Some((Answer::Atomic { psn, orig, msn }, _)) => {
+            (Answer::Atomic { psn, orig, msn }, _) => {
                 send_ack(dev, qp, &a, AETH_ACK_UNLIMITED, psn, msn, Some(orig))
             }
-            Some((
+            (
                 Answer::Read {
                     psn,
                     va,
@@ -126,12 +171,14 @@ pub(crate) fn send_answers(dev: &DriverDevice<Rv>, qp: &QpCore) {
                     msn,
                 },
                 k,
-            )) => {
+            ) => {
                 let guard = rcu::read_lock();
                 send_read(dev, &guard, qp, &a, mtu, psn, (va, rkey, len), msn, k);
             }
         }
-        crate::rdma::cond_resched();
+        if sender == Sender::Work {
+            crate::rdma::cond_resched();
+        }
     }
 }
 

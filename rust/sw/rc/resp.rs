@@ -50,7 +50,6 @@ use crate::sw::{
         QpCore,
         RecvState, //
     },
-    tx::TxFlow,
     wire::{
         opcode::{
             Hdrs,
@@ -76,7 +75,7 @@ pub(crate) fn request(
     pkt: &Incoming<'_>,
 ) -> (Count, Option<DropReason>) {
     let mtu = a.path_mtu.bytes().unwrap_or(256);
-    let (result, answer, failed, queued) = {
+    let (result, answer, failed, sender) = {
         let mut rs = qp.recv.lock();
         let expected = rs.resp.psn;
         let msn = rs.resp.msn;
@@ -143,18 +142,23 @@ pub(crate) fn request(
                 Err(fault) => refused(dev, &qp, a, &mut rs, pkt, fault),
             }
         };
-        // READ responses go out from the send work, and what is answered
-        // after a READ waits behind it.
+        // READ responses wait in the queue of answers, and what is
+        // answered after a READ behind them; this path sends them if no
+        // one else is (its share; the send work the rest).
         match taken.1 {
-            Some(ans) if rs.resp.queued() || matches!(ans, Answer::Read { .. }) => {
+            Some(ans)
+                if rs.resp.queued()
+                    || rs.resp.held()
+                    || matches!(ans, Answer::Read { .. }) =>
+            {
                 rs.resp.push(ans);
-                (taken.0, None, taken.2, true)
+                (taken.0, None, taken.2, rs.resp.hold())
             }
             answer => (taken.0, answer, taken.2, false),
         }
     };
-    if queued {
-        TxFlow::kick(&qp.tx);
+    if sender {
+        super::answer::send_held(dev, &qp, super::answer::Sender::Receive);
     }
     if failed {
         qp.attrs.lock().qp_state = QpState::Err;

@@ -55,6 +55,10 @@ pub(crate) struct RespState {
     out: KVec<Option<Queued>>,
     out_head: usize,
     out_len: usize,
+    /// One sender has the waiting answers ([`RespState::hold`]): the QP's
+    /// send work or a receive path, one at a time, so that the answers
+    /// leave in order.
+    sending: bool,
     /// The PSN expected next.
     pub(crate) psn: Psn,
     /// Messages completed (the AETH's MSN).
@@ -137,6 +141,26 @@ impl RespState {
         self.out_len != 0
     }
 
+    /// Makes the caller the sender of the waiting answers, unless another
+    /// one is: whether it did. The sender sends them until
+    /// [`RespState::next_out`] has none for it.
+    pub(super) fn hold(&mut self) -> bool {
+        !core::mem::replace(&mut self.sending, true)
+    }
+
+    /// Whether a sender has the waiting answers.
+    pub(super) fn held(&self) -> bool {
+        self.sending
+    }
+
+    /// The sender gives the waiting answers up (the QP's packets in flight
+    /// are at their mark, or a receive path has sent its share): whether
+    /// some are left, for the send work.
+    pub(super) fn release(&mut self) -> bool {
+        self.sending = false;
+        self.out_len != 0
+    }
+
     /// Whether no answer can wait any more.
     pub(super) fn full(&self) -> bool {
         self.out_len == self.out.len()
@@ -153,10 +177,12 @@ impl RespState {
         self.out_len += 1;
     }
 
-    /// The next packet to send of the waiting answers: an answer, and for
-    /// a READ which of its `mtu`-byte responses.
+    /// The next packet to send of the waiting answers, for their sender:
+    /// an answer, and for a READ which of its `mtu`-byte responses. With
+    /// none left the sender has given them up.
     pub(super) fn next_out(&mut self, mtu: u32) -> Option<(Answer, u32)> {
         if self.out_len == 0 {
+            self.sending = false;
             return None;
         }
         let head = self.out_head;
