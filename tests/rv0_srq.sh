@@ -15,7 +15,9 @@
 # each time (against rxe1: soft-RoCE's); and mw_cases.py likewise, with the
 # windows on rv0 and on the peer (binds of type 1 and 2 and their errors,
 # accesses through windows, local and remote invalidation, deregistering a
-# bound region), and where rv0 is stricter than soft-RoCE, on rv devices.
+# bound region), and where rv0 is stricter than soft-RoCE, on rv devices;
+# and rereg_cases.py likewise, with the region on rv0 and on the peer:
+# ibv_rereg_mr of its access or PD while RDMA WRITEs stream into it.
 
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/rc_lib.sh
@@ -35,6 +37,8 @@ MW_CASES="alloc_type3 type1 type1_unbind type2 type2_rebind type2_local_inv type
 	type2_dealloc bind_no_mw_access bind_write_no_local bind_past_region dereg_bound
 	local_inv_type1 local_inv_mr send_inv_mr fences"
 MW_RV_CASES="window_range"
+REREG=$(dirname "$0")/rereg_cases.py
+REREG_CASES="access pd"
 TMP=$(mktemp -d /tmp/rv0_srq.XXXXXX)
 
 trap rc_cleanup EXIT
@@ -43,7 +47,7 @@ trap rc_cleanup EXIT
 ktap_print_header
 rc_setup
 n_srq=0
-for c in $SRQ_CASES $MW_CASES; do n_srq=$((n_srq + 2)); done
+for c in $SRQ_CASES $MW_CASES $REREG_CASES; do n_srq=$((n_srq + 2)); done
 n_rv=0
 for c in $MW_RV_CASES; do n_rv=$((n_rv + 1)); done
 # Per peer: 3 pingpongs, the shared cases twice, the rv cases on rv0 (and
@@ -84,6 +88,15 @@ for peer in rxe1 rv1; do
 		ksft_check "windows on rv0, $peer accessing: $c (mw_cases.py)" \
 			grep -qx "# ok $c" "$TMP/mw.rv0"
 		ksft_check "windows on $peer, rv0 accessing: $c, as on rv0 (mw_cases.py)" same_line "$TMP/mw.rv0" "$TMP/mw.peer" $c
+	done
+	script "$REREG" all rv0 "$g4" $peer "$p4" >"$TMP/rereg.rv0"
+	script "$REREG" all $peer "$p4" rv0 "$g4" >"$TMP/rereg.peer"
+	cat "$TMP/rereg.rv0"
+	for c in $REREG_CASES; do
+		ksft_check "rereg_mr on rv0 under $peer's RDMA WRITEs: $c (rereg_cases.py)" \
+			grep -qx "# ok $c" "$TMP/rereg.rv0"
+		ksft_check "rereg_mr on $peer under rv0's RDMA WRITEs: $c, as on rv0 (rereg_cases.py)" \
+			same_line "$TMP/rereg.rv0" "$TMP/rereg.peer" $c
 	done
 	script "$MW" rv0 "$g4" $peer "$p4" $MW_RV_CASES >"$TMP/mw.rv"
 	[ $peer = rv1 ] && script "$MW" $peer "$p4" rv0 "$g4" $MW_RV_CASES >>"$TMP/mw.rv"

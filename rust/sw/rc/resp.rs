@@ -147,9 +147,7 @@ pub(crate) fn request(
         // one else is (its share; the send work the rest).
         match taken.1 {
             Some(ans)
-                if rs.resp.queued()
-                    || rs.resp.held()
-                    || matches!(ans, Answer::Read { .. }) =>
+                if rs.resp.queued() || rs.resp.held() || matches!(ans, Answer::Read { .. }) =>
             {
                 rs.resp.push(ans);
                 (taken.0, None, taken.2, rs.resp.hold())
