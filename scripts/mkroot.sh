@@ -146,11 +146,12 @@ done < <(manifest_wheels)
 # the tests, the demo and the VM use stays (the rdma core and ULPs,
 # soft-RoCE, net, its qdiscs and virtual devices, fs, block, nvme, scsi,
 # target, virtio, watchdog, ...), with its dependencies, and the kernel is
-# Debian's own.  What is left is 1,356 of 4,216 modules, 183 of 597 MB: a
-# depmod of the tree, which the module-signature boot runs three times
-# (dpkg -i, dpkg -r and tests/rverbs_modsig.sh), took 65 s in a guest of its
-# own and 120 to 360 s beside the other boots (w19), all of it in the
-# modules removed here.
+# Debian's own.  What is left is 1,356 of 4,216 modules, 183 of 597 MB.  A
+# depmod reads every module; the module-signature boot runs three (dpkg -i,
+# dpkg -r and tests/rverbs_modsig.sh), which took 42 to 65 s each in a
+# guest of its own and 120 to 360 s beside the other boots with the whole
+# tree (w19); with this one, beside them, dpkg -i took 140 s and dpkg -r
+# 123 s (358 and 249 in w19), the boot 739 s (1,066).
 HARDWARE="sound drivers/gpu drivers/media drivers/net/wireless drivers/net/ethernet
 	drivers/net/can drivers/net/usb drivers/net/wwan drivers/net/ieee802154 drivers/iio
 	drivers/hid drivers/input drivers/usb drivers/bluetooth drivers/staging drivers/comedi
