@@ -54,9 +54,9 @@ module! {
             description: "XRC domains per rv device (set before rdma link add)",
         },
         rc: u32 {
-            default: 0,
-            description: "1: rv devices take RC QPs (SENDs only for now; issue 29's \
-                          transport is not complete: off by default until it is)",
+            default: 1,
+            description: "0: rv devices take UD QPs only (no RC or UC QPs, SRQs, memory \
+                          windows or atomics); 1 (default): the reliable transport too",
         },
         roce_v1: u32 {
             default: 0,

@@ -13,7 +13,8 @@
 # opens it with rdma-core (its unmodified rxe provider) and creates an
 # address handle on it, shown from rv0's debugfs AH dump, and runs a UD
 # ping-pong between rv0 and a soft-RoCE device in the other namespace,
-# shown from rv0's wire counters. Then it switches
+# shown from rv0's wire counters, and an RC ping-pong (ibv_rc_pingpong -c,
+# the buffers checked) between the same two. Then it switches
 # back to C, tears everything down and unloads rverbs.
 set -e
 . "$(dirname "$0")/../tests/lib.sh"
@@ -107,6 +108,15 @@ wait
 echo "rv0's wire counters, the lines that are not zero (every drop would have its own line):"
 echo "\$ grep -v ' 0\$' /sys/kernel/debug/rverbs/rv0/wire"
 grep -v ' 0$' /sys/kernel/debug/rverbs/rv0/wire | sed 's/^/  /'
+
+step "rv0's reliable connection: RC ping-pong with soft-RoCE, buffers checked (ibv_rc_pingpong -c)"
+ip netns exec $NS ibv_rc_pingpong -d rxe2 -g "$gid_rxe2" -n 50 -s 4096 -c -p 18517 >/dev/null &
+sleep 2
+echo "\$ ibv_rc_pingpong -d rv0 -g $gid_rv -n 50 -s 4096 -c -p 18517 198.19.0.2"
+ibv_rc_pingpong -d rv0 -g "$gid_rv" -n 50 -s 4096 -c -p 18517 198.19.0.2
+wait
+echo "\$ grep -E '^(rc_ack|rc_duplicate|drop_rc_stale) ' /sys/kernel/debug/rverbs/rv0/wire"
+grep -E '^(rc_ack|rc_duplicate|drop_rc_stale) ' /sys/kernel/debug/rverbs/rv0/wire | sed 's/^/  /'
 
 step "back to C, tearing down and unloading rverbs"
 takeover_off

@@ -5,7 +5,9 @@
 # cases reported as a case of this test ("RUN: fixture.test"):
 #   rxe0                 soft-RoCE (the C driver) for reference: cases of
 #                        verbs rxe lacks (XRC, RoCE v1) are skipped
-#   rv0                  rverbs' device, every case applies: none skipped
+#   rv0                  rverbs' device loaded with rc=0 (UD QPs only: the
+#                        verbs it then refuses are pinned), every case
+#                        applies: none skipped
 #   rv0-takeover         the same with ib_core's AH and XRCD verbs on the
 #                        Rust core (rverbs_takeover.ko)
 #   rv0-limits           rv0 made with max_pd=4 max_ah=3 max_xrcd=2: the
@@ -132,7 +134,7 @@ rv0_up() {
 setup() {
 	modprobe rdma_rxe && modprobe ib_uverbs || return 1
 	# RoCE v1 GIDs too, for the RoCE v1 address handle cases.
-	insmod "$RVERBS_KO" roce_v1=1 || return 1
+	insmod "$RVERBS_KO" roce_v1=1 rc=0 || return 1
 	ns_setup || return 1
 	ip link add vethx0 type veth peer name vethx1 &&
 		ip link set vethx0 up && ip link set vethx1 up || return 1
@@ -149,7 +151,7 @@ reload() {
 		rmmod rverbs 2>/dev/null && break
 		sleep 0.1
 	done
-	[ ! -e /sys/module/rverbs ] && insmod "$RVERBS_KO" roce_v1=1 "$@" && rv0_up
+	[ ! -e /sys/module/rverbs ] && insmod "$RVERBS_KO" roce_v1=1 rc=0 "$@" && rv0_up
 }
 
 # resources FIELD - "name value" of the lines of rv0's debugfs resources

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 7
 
 out=$("$RVERBS_TOP/scripts/demo.sh" 2>&1)
 rc=$?
@@ -24,7 +24,9 @@ ksft_check "the demo shows an AH on rv0 in its debugfs dump, to the peer's MAC" 
 # receives 20 echoes, so rv0's wire counts exactly that, and nothing else.
 ksft_check "the demo's ping-pong between rv0 and soft-RoCE completed, rv0's wire: sent 20, received 20, nothing else" \
 	bash -c '[ "$(grep -c "20 iters in" <<<"$1")" = 2 ] &&
-		[ "$(sed -n "/rv0.s wire counters/,/back to C/p" <<<"$1" | grep "^  [a-z_]* [0-9]*$")" = "$(printf "  sent 20\n  received 20")" ]' _ "$out"
+		[ "$(sed -n "/rv0.s wire counters/,/reliable connection/p" <<<"$1" | grep "^  [a-z_]* [0-9]*$")" = "$(printf "  sent 20\n  received 20")" ]' _ "$out"
+ksft_check "the demo's RC ping-pong between rv0 and soft-RoCE completed, buffers checked, acknowledged" \
+	bash -c 'grep -q "^50 iters in" <<<"$1" && grep -qE "^  rc_ack [1-9][0-9]*$" <<<"$1"' _ "$out"
 ksft_check "nothing is left: no RDMA link, no rverbs module" \
 	test -z "$(rdma link show 2>/dev/null)" -a ! -e /sys/module/rverbs
 

@@ -17,7 +17,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 17
+ktap_set_plan 18
 
 if [ ! -r "$RVERBS_KO" ]; then
 	ktap_exit_fail_msg "$RVERBS_KO not built"
@@ -80,6 +80,7 @@ ksft_check "... and leaves no debugfs directory" test ! -e /sys/kernel/debug/rve
 ksft_check "a load with max_pd=2147483648 (more than an int) fails with EINVAL" \
 	fails_einval max_pd=2147483648
 ksft_check "a load with roce_v1=2 (neither 0 nor 1) fails with EINVAL" fails_einval roce_v1=2
+ksft_check "a load with rc=2 (neither 0 nor 1) fails with EINVAL" fails_einval rc=2
 ksft_check "the next load makes the directory again" \
 	bash -c 'insmod "$1" && test -f /sys/kernel/debug/rverbs/counters && rmmod rverbs' _ "$RVERBS_KO"
 
