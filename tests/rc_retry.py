@@ -14,7 +14,8 @@ SEND, which completes with IBV_WC_RETRY_EXC_ERR after retry_cnt 2 at a
 timeout of 2^10 x 4.096 us; the SEND posted after it is flushed.
 rnr: two connected RC QPs, the receiver (on PEER_DEV) with nothing posted
 and a min_rnr_timer of 1 (10 us): the SEND ends in
-IBV_WC_RNR_RETRY_EXC_ERR after rnr_retry 2.  rnr_recovers: the same with
+IBV_WC_RNR_RETRY_EXC_ERR after rnr_retry 2 (the ACK timeout 2^14 x 4.096
+us here).  rnr_recovers: the same with
 rnr_retry 7 (forever), and a receive posted 0.2 s later: the SEND
 completes, and so does the receive, with the bytes sent.
 destroy_retrying: as retry, with retry_cnt 7 (forever) at a timeout of
@@ -92,7 +93,12 @@ def run(case, argv):
               [w.wr_id for w in wcs] == [1, 2])
     else:
         forever = case == "rnr_recovers"
-        a.connect(b.gid, b.qp.qp_num, rnr=7 if forever else 2)
+        # An ACK timeout of 2^14 x 4.096 us (67 ms): the RNR NAKs put it off,
+        # but on a loaded debug guest three of 2^10 x 4.096 us (4 ms, two
+        # jiffies) can pass between two RNR NAKs (the RNR wait is a jiffy
+        # or more, then the peer's answer), ending the case in
+        # IBV_WC_RETRY_EXC_ERR (soft-RoCE counts those timeouts as well).
+        a.connect(b.gid, b.qp.qp_num, timeout=14, rnr=7 if forever else 2)
         b.connect(a.gid, a.qp.qp_num)
         a.send(1)
         if forever:
