@@ -49,6 +49,14 @@ fences             an RDMA WRITE, a READ, a SEND with IBV_SEND_FENCE, a bind
 window_range       (rv0 only) a write inside the region but past the
                    window: a remote access error (soft-RoCE checks the
                    region's range only)
+bound_held         (run alone, by rv0_rc.sh) a window of each type bound,
+                   the peer writing through the type 2 one and reading
+                   through the type 1 one, over and over, "bound" printed
+                   once both worked, until an access fails: DEV removed
+                   meanwhile (rdma link del, rmmod), the peer's access
+                   then ends in a retry error (retry_cnt 2), or no
+                   completion comes in 3 s when the peer went too (its
+                   ring unmapped); 60 s without a failure is not ok
 """
 
 import sys
@@ -88,13 +96,13 @@ class Ends:
     """DEV's end, its region allowing binds (or `access`), and the peer's,
     with an RC QP each, connected."""
 
-    def __init__(self, argv, access=rc_common.ALL | A.IBV_ACCESS_MW_BIND):
+    def __init__(self, argv, access=rc_common.ALL | A.IBV_ACCESS_MW_BIND, **peer_kw):
         self.loc = rc_common.End(argv[1], int(argv[2]), mr_len=4096, mr_access=access)
         self.peer = rc_common.End(argv[3], int(argv[4]))
         self.q = self.loc.new_qp()
         self.p = self.peer.new_qp()
         self.loc.connect(self.q, self.peer.gid, self.p.qp_num)
-        self.peer.connect(self.p, self.loc.gid, self.q.qp_num)
+        self.peer.connect(self.p, self.loc.gid, self.q.qp_num, **peer_kw)
 
     def info(self, access=A.IBV_ACCESS_REMOTE_WRITE | A.IBV_ACCESS_REMOTE_READ, off=OFF,
              length=LEN):
@@ -366,10 +374,45 @@ def window_range(argv):
     return out, out == "bind 0; write past the window %d; states 6 6" % REM_ACCESS
 
 
+def bound_held(argv):
+    # The peer's retries end (retry_cnt 2; 7 is for ever) once DEV is gone.
+    e = Ends(argv, retry=2)
+    one, two = MW(e.loc.pd, ibv_mw_type.IBV_MW_TYPE_1), MW(e.loc.pd, ibv_mw_type.IBV_MW_TYPE_2)
+    bound1 = e.bind1(one)
+    bound2, key2 = e.bind2(two)
+    key1 = one.rkey
+    if (bound1, bound2) != (0, 0):
+        return "bind %d %d" % (bound1, bound2), False
+    n, end, told, status = 0, time.monotonic() + 60, False, None
+    while time.monotonic() < end:
+        for opcode, key in ((W.IBV_WR_RDMA_WRITE, key2), (W.IBV_WR_RDMA_READ, key1)):
+            try:
+                e.peer.mr.write(bytes([n & 0xff]) * LEN, LEN, 0)
+                wr = SendWR(wr_id=n, opcode=opcode, num_sge=1,
+                            sg=[SGE(e.peer.mr.buf, LEN, e.peer.mr.lkey)])
+                wr.set_wr_rdma(key, e.loc.mr.buf + OFF)
+                e.p.post_send(wr)
+                wcs = e.peer.poll(1, secs=3)
+                status = "status %d" % wcs[0].status if wcs else "no completion"
+            except PyverbsError as err:
+                status = "raised %s" % err
+            if status != "status 0":
+                break
+            n += 1
+        if status != "status 0":
+            break
+        if not told:
+            print("bound", flush=True)
+            told = True
+    else:
+        return "%d accesses, none failed in 60 s" % n, False
+    return "bound; %d accesses, then %s" % (n, status), told
+
+
 CASES = (alloc_type3, type1, type1_unbind, type2, type2_rebind, type2_local_inv,
          type2_send_inv, type2_dealloc, bind_no_mw_access, bind_write_no_local,
          bind_past_region, dereg_bound, local_inv_type1, local_inv_mr, send_inv_mr, fences)
-RV_CASES = (window_range,)
+RV_CASES = (window_range, bound_held)
 
 
 def main(argv):

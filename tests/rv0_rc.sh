@@ -12,7 +12,8 @@
 # and ib_atomic_lat; the wire against soft-RoCE's (roce_decode.py); rv0 to
 # itself (its loopback); ibv_rc_pingpong under reordering and duplication
 # (netem on both veths), where the duplicates show in the wire counters;
-# and rdma link del rv0 under RC traffic.  The single-process scripts
+# rdma link del rv0 under RC traffic; rdma link del rv0 and rmmod rverbs
+# with memory windows bound and in use (mw_cases.py bound_held).  The single-process scripts
 # (atomics, retries, loss, hostile packets) are rv0_rc_cases.sh's.
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/rc_lib.sh
@@ -106,7 +107,7 @@ ktap_print_header
 rc_setup
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (2 * n + 21) + 11))
+ktap_set_plan $((2 * (2 * n + 21) + 13))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -219,12 +220,48 @@ link_del_under_load() {
 	return $rc
 }
 
+# windows_held_while CMD... - mw_cases.py's bound_held: memory windows of
+# both types bound on rv0, rv1 writing and reading through them over and
+# over; once both worked, CMD (rdma link del rv0, rmmod rverbs) under it:
+# CMD returns within 30 s, and the script ends within 60 s on the failure
+# it then sees (its line says which), having seen both windows work.
+windows_held_while() {
+	local pid i rc=0
+	python3 "$MWC" rv0 "$g4" rv1 "$p4" bound_held >"$TMP/held" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -qx bound "$TMP/held" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -qx bound "$TMP/held"; then
+		kill $pid 2>/dev/null
+		wait $pid
+		sed 's/^/# /' "$TMP/held"
+		return 1
+	fi
+	timeout 30 "$@" || { echo "# $* failed or did not return"; rc=1; }
+	for ((i = 0; i < 600; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill $pid 2>/dev/null && { echo "# the script outlived its device"; rc=1; }
+	wait $pid || rc=1
+	grep -v '^bound$' "$TMP/held" | sed 's/^/# /'
+	return $rc
+}
+
 ksft_check "rdma link del rv0 under RC traffic: returns, the ends end" link_del_under_load
+ksft_check "rdma link del rv0 with memory windows bound and in use: returns, the script ends" \
+	windows_held_while rdma link del rv0
+rdma link add rv0 type rverbs netdev veth0 && g4=$(wait_gid rv0 ::ffff:$IP4_A)
 ksft_check "rv0 again -> rv1: ibv_rc_pingpong -c, 4096 bytes" \
 	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $ITERS -c
 
 ksft_check "rv0: nothing live afterwards" \
 	bash -c "grep -qx 'qp 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'cq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'mr 0 max [0-9]*' $DBG/rv0/resources"
-ksft_check "rdma link del rv0 rv1 and rmmod rverbs" \
-	bash -c "rdma link del rv0 && ip netns exec $NS rdma link del rv1 && rmmod rverbs && [ ! -e /sys/module/rverbs ]"
+ksft_check "rmmod rverbs with memory windows bound on rv0 and in use from rv1: returns, the script ends" \
+	windows_held_while rmmod rverbs
+ksft_check "rverbs is unloaded, no rv device is left" \
+	bash -c "[ ! -e /sys/module/rverbs ] && ! rdma link show | grep -q ' rv[01]/'"
 ktap_finished
