@@ -85,6 +85,9 @@ struct rverbs_route_facts {
 
 void rverbs_dst_facts(const struct dst_entry *dst, struct rverbs_route_facts *facts);
 int rverbs_dst_fetch_ha(const struct dst_entry *dst, const void *daddr, u8 *ha);
+u32 rverbs_dst_cookie(const struct dst_entry *dst);
+bool rverbs_dst_valid(struct dst_entry *dst, u32 cookie);
+void rverbs_dst_hold(struct dst_entry *dst);
 u8 rverbs_neigh_nud_state(const struct neighbour *n);
 struct net_device *rverbs_ipv6_addr_dev_rcu(struct net *net,
 					    const struct in6_addr *addr);

@@ -61,6 +61,36 @@ void rverbs_dst_facts(const struct dst_entry *dst, struct rverbs_route_facts *fa
 }
 
 /*
+ * A route kept between packets (soft-RoCE's rxe_find_route keeps an RC
+ * QP's in its socket): the cookie to check it against later, IPv6's FIB
+ * serial (rt6_get_cookie) or 0 for IPv4 (ipv4_dst_check reads none).
+ */
+u32 rverbs_dst_cookie(const struct dst_entry *dst)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (dst->ops->family == AF_INET6)
+		return rt6_get_cookie(dst_rt6_info(dst));
+#endif
+	return 0;
+}
+
+/*
+ * Whether a kept route still holds (dst_check(), which takes and drops no
+ * reference): not obsoleted since by a change of routes, of addresses, or
+ * of its device (unregistered: dst_dev_put marks it dead).
+ */
+bool rverbs_dst_valid(struct dst_entry *dst, u32 cookie)
+{
+	return dst_check(dst, cookie);
+}
+
+/* Another reference on a route (dst_hold: the caller holds one). */
+void rverbs_dst_hold(struct dst_entry *dst)
+{
+	dst_hold(dst);
+}
+
+/*
  * dst_fetch_ha() of ib_core's addr.c, in one call (the Rust core's fast path
  * makes it for every unicast AH): the neighbour entry of @daddr on @dst
  * (created when missing); if it is NUD_VALID, its hardware address into @ha

@@ -138,6 +138,22 @@ impl Route {
         self.dst.as_ptr()
     }
 
+    /// What [`Route::holds`] checks the route against later: for IPv6 the
+    /// serial of its FIB node (`rt6_get_cookie`), for IPv4 nothing (0).
+    pub(crate) fn cookie(&self) -> u32 {
+        // SAFETY: By the type invariant the route is valid.
+        unsafe { bindings::rverbs_dst_cookie(self.as_raw()) }
+    }
+
+    /// Whether a route kept since its lookup still holds (`dst_check`):
+    /// no change of routes, addresses or of its device (unregistered)
+    /// has made it obsolete. `cookie` is its [`Route::cookie`] of then.
+    pub(crate) fn holds(&self, cookie: u32) -> bool {
+        // SAFETY: By the type invariant the route is valid; the check
+        // takes and drops no reference.
+        unsafe { bindings::rverbs_dst_valid(self.as_raw(), cookie) }
+    }
+
     /// What address resolution needs of the route: hop limit, local
     /// destination, gateway and output device, in one call (the Rust core
     /// asks on every unicast create). The device is valid while the RCU
@@ -184,6 +200,17 @@ impl Route {
 fn in6_addr(addr: &[u8; 16]) -> bindings::in6_addr {
     bindings::in6_addr {
         in6_u: bindings::in6_addr__bindgen_ty_1 { u6_addr8: *addr },
+    }
+}
+
+impl Clone for Route {
+    /// Another reference on the same route.
+    fn clone(&self) -> Self {
+        // SAFETY: By the type invariant the route is valid and we hold a
+        // reference, so taking another is allowed (`dst_hold`).
+        unsafe { bindings::rverbs_dst_hold(self.as_raw()) };
+        // INVARIANT: The reference just taken is the new object's.
+        Route { dst: self.dst }
     }
 }
 

@@ -202,6 +202,10 @@ pub(crate) struct QpCore {
     retry_timer: DelayedWork<QpCore, 1>,
     #[pin]
     rnr_timer: DelayedWork<QpCore, 2>,
+    /// RC and UC: the route of its path, kept between packets
+    /// ([`super::xmit::KeptRoute`]).
+    #[pin]
+    pub(crate) route: SpinLockBh<Option<super::xmit::KeptRoute>>,
     /// Its packets in flight, and what resumes its sending.
     pub(crate) tx: Arc<TxFlow>,
     /// Its owner's event handler (`IB_EVENT_QP_LAST_WQE_REACHED`).
@@ -420,6 +424,7 @@ pub(crate) fn create_qp(
             req <- new_spinlock_bh!(req_state),
             retry_timer <- new_delayed_work!("QpCore::retry_timer"),
             rnr_timer <- new_delayed_work!("QpCore::rnr_timer"),
+            route <- new_spinlock_bh!(None),
             tx,
             events,
             gate <- Gate::new(),

@@ -104,16 +104,10 @@ pub(crate) fn transmit(
         skb.consume();
         return Ok(());
     }
-    let route = {
-        let guard = rcu::read_lock();
-        Route::output(
-            &guard,
-            ndev.net(&guard),
-            ndev.ifindex(),
-            wire::IPPROTO_UDP,
-            &out.src,
-            &out.dst,
-        )
+    let route = if qp.qp_type.connected() {
+        path_route(qp, ndev, out)
+    } else {
+        lookup(ndev, out)
     };
     let Ok(route) = route else {
         counters.count(Count::SendError);
@@ -151,4 +145,58 @@ pub(crate) fn transmit(
             Err(WcStatus::LocQpOpErr)
         }
     }
+}
+
+/// The route of a connected QP's path, kept between its packets as
+/// soft-RoCE keeps an RC QP's in the QP's socket (`rxe_net.c:rxe_find_route`):
+/// used for as long as it holds (`dst_check`: no change of routes,
+/// addresses or devices since) and the path is the same (source, destination,
+/// source netdev); else looked up again and kept in its place. Dropped with
+/// the QP.
+pub(crate) struct KeptRoute {
+    route: Route,
+    cookie: u32,
+    oif: i32,
+    src: IpAddr,
+    dst: IpAddr,
+}
+
+/// The output route of a packet from `out.src` to `out.dst` out of `ndev`
+/// (UDP, for IPsec policies and `ipproto` rules, as soft-RoCE).
+fn lookup(ndev: &NetDevice, out: &Outgoing) -> kernel::error::Result<Route> {
+    let guard = rcu::read_lock();
+    Route::output(
+        &guard,
+        ndev.net(&guard),
+        ndev.ifindex(),
+        wire::IPPROTO_UDP,
+        &out.src,
+        &out.dst,
+    )
+}
+
+/// The route of a packet of `qp`, a connected QP: its [`KeptRoute`] if it
+/// still holds, else a new lookup, then kept. Any context.
+fn path_route(qp: &QpCore, ndev: &NetDevice, out: &Outgoing) -> kernel::error::Result<Route> {
+    let oif = ndev.ifindex();
+    {
+        let kept = qp.route.lock();
+        if let Some(k) = kept.as_ref() {
+            if k.oif == oif && k.src == out.src && k.dst == out.dst && k.route.holds(k.cookie) {
+                return Ok(k.route.clone());
+            }
+        }
+    }
+    let route = lookup(ndev, out)?;
+    let new = KeptRoute {
+        route: route.clone(),
+        cookie: route.cookie(),
+        oif,
+        src: out.src,
+        dst: out.dst,
+    };
+    // The route it replaces is released after the lock.
+    let old = qp.route.lock().replace(new);
+    drop(old);
+    Ok(route)
 }
