@@ -12,7 +12,11 @@
 //! ([`TxOwner::released`]) counts it back; the last of a burst that brings the
 //! count below the low mark queues the QP's send work, which rings the
 //! doorbell again from process context (the destructor may run in any
-//! network softirq).
+//! network softirq). The send work is unbound, as soft-RoCE's `rxe_wq`
+//! (`WQ_UNBOUND`): it runs on a CPU that is free, not after the softirq
+//! that queued it on that softirq's CPU. Measured (Documentation/
+//! benchmarks.rst, 2026-12-06): rv's fetch-and-add rate +5 %, READ and
+//! WRITE bandwidth level or better, against the system workqueue.
 //!
 //! Lifetimes: the flow keeps its QP and device only until `destroy_qp`
 //! ([`TxFlow::disarm`]), which then waits for a send work that is queued or
@@ -147,7 +151,7 @@ impl TxFlow {
         let guard = this.resume.lock();
         if guard.is_some() {
             // Already queued: that run sends what is due by then.
-            let _ = workqueue::system().enqueue(this.clone());
+            let _ = workqueue::system_unbound().enqueue(this.clone());
         }
         drop(guard);
     }
@@ -185,7 +189,7 @@ impl TxOwner for TxFlow {
             let guard = this.resume.lock();
             if guard.is_some() {
                 // Already queued: that run sends what is posted by then.
-                let _ = workqueue::system().enqueue(this.clone());
+                let _ = workqueue::system_unbound().enqueue(this.clone());
             }
             drop(guard);
         }
