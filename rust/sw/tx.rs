@@ -12,11 +12,17 @@
 //! ([`TxOwner::released`]) counts it back; the last of a burst that brings the
 //! count below the low mark queues the QP's send work, which rings the
 //! doorbell again from process context (the destructor may run in any
-//! network softirq). The send work is unbound, as soft-RoCE's `rxe_wq`
-//! (`WQ_UNBOUND`): it runs on a CPU that is free, not after the softirq
-//! that queued it on that softirq's CPU. Measured (Documentation/
-//! benchmarks.rst, 2026-12-06): rv's fetch-and-add rate +5 %, READ and
-//! WRITE bandwidth level or better, against the system workqueue.
+//! network softirq).
+//!
+//! The send work is on the system workqueue, which runs it on the CPU
+//! that queued it, after that CPU's softirq: what a receive path sent
+//! from the softirq (its share of a READ's responses) waits in that CPU's
+//! backlog (veth) and is delivered before what the work sends next. On
+//! the unbound workqueue (soft-RoCE's `rxe_wq` is) the work sent from
+//! another CPU at once and overtook them: READ responses out of order,
+//! which the requester drops until it asks again (measured 2026-12-06:
+//! `ib_read_bw` of 2000 READs of 64 KiB between two rv devices did not
+//! end in 40 s, 49,068 responses dropped as stale).
 //!
 //! Lifetimes: the flow keeps its QP and device only until `destroy_qp`
 //! ([`TxFlow::disarm`]), which then waits for a send work that is queued or
@@ -151,7 +157,7 @@ impl TxFlow {
         let guard = this.resume.lock();
         if guard.is_some() {
             // Already queued: that run sends what is due by then.
-            let _ = workqueue::system_unbound().enqueue(this.clone());
+            let _ = workqueue::system().enqueue(this.clone());
         }
         drop(guard);
     }
@@ -189,7 +195,7 @@ impl TxOwner for TxFlow {
             let guard = this.resume.lock();
             if guard.is_some() {
                 // Already queued: that run sends what is posted by then.
-                let _ = workqueue::system_unbound().enqueue(this.clone());
+                let _ = workqueue::system().enqueue(this.clone());
             }
             drop(guard);
         }
