@@ -32,7 +32,7 @@ wait_gid() {
 # for the initial one) and its client on CLI_DEV in the other; both must
 # finish.
 pingpong() {
-	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv rc i
+	local sns=$1 sdev=$2 sgid=$3 cdev=$4 cgid=$5 target=$6 size=$7 n=$8 srv srv_rc rc i
 	shift 8
 	local -a sx=() cx=()
 	if [ "$sns" = - ]; then cx=(ip netns exec "$NS"); else sx=(ip netns exec "$sns"); fi
@@ -49,9 +49,12 @@ pingpong() {
 		grep -q "Couldn't connect" "$TMP/cli" || break
 		sleep 0.1
 	done
-	wait $srv || rc=1
+	wait $srv
+	srv_rc=$?
+	[ $srv_rc = 0 ] || rc=1
 	if [ "$rc" != 0 ] || ! grep -q "$n iters" "$TMP/cli" || ! grep -q "$n iters" "$TMP/srv"; then
 		sed 's/^/# server: /' "$TMP/srv"
+		echo "# server: exit status $srv_rc (124: timeout(1) stopped it); client attempts: $((i < 50 ? i + 1 : 50))"
 		sed 's/^/# client: /' "$TMP/cli"
 		for d in rv0 rv1; do
 			[ -e "$DBG/$d/wire" ] && awk -v d=$d '$2 != 0 { print "# " d ": " $0 }' "$DBG/$d/wire"
