@@ -220,13 +220,15 @@ link_del_under_load() {
 	return $rc
 }
 
-# windows_held_while CMD... - mw_cases.py's bound_held: memory windows of
-# both types bound on rv0, rv1 writing and reading through them over and
+# windows_held_while END CMD... - mw_cases.py's bound_held: memory windows
+# of both types bound on rv0, rv1 writing and reading through them over and
 # over; once both worked, CMD (rdma link del rv0, rmmod rverbs) under it:
 # CMD returns within 30 s, and the script ends within 60 s on the failure
-# it then sees (its line says which), having seen both windows work.
+# END ("status 12": rv1's access ends in IBV_WC_RETRY_EXC_ERR; "no
+# completion": rv1 went too), having seen both windows work.
 windows_held_while() {
-	local pid i rc=0
+	local want=$1 pid i rc=0
+	shift
 	python3 "$MWC" rv0 "$g4" rv1 "$p4" bound_held >"$TMP/held" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
@@ -248,12 +250,14 @@ windows_held_while() {
 	kill $pid 2>/dev/null && { echo "# the script outlived its device"; rc=1; }
 	wait $pid || rc=1
 	grep -v '^bound$' "$TMP/held" | sed 's/^/# /'
+	grep -qE "^bound_held: bound; [1-9][0-9]* accesses, then $want\$" "$TMP/held" ||
+		{ echo "# expected the accesses to end in: $want"; rc=1; }
 	return $rc
 }
 
 ksft_check "rdma link del rv0 under RC traffic: returns, the ends end" link_del_under_load
 ksft_check "rdma link del rv0 with memory windows bound and in use: returns, the script ends" \
-	windows_held_while rdma link del rv0
+	windows_held_while "status 12" rdma link del rv0
 rdma link add rv0 type rverbs netdev veth0 && g4=$(wait_gid rv0 ::ffff:$IP4_A)
 ksft_check "rv0 again -> rv1: ibv_rc_pingpong -c, 4096 bytes" \
 	pingpong $NS rv1 "$p4" rv0 "$g4" $IP4_B 4096 $ITERS -c
@@ -261,7 +265,7 @@ ksft_check "rv0 again -> rv1: ibv_rc_pingpong -c, 4096 bytes" \
 ksft_check "rv0: nothing live afterwards" \
 	bash -c "grep -qx 'qp 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'cq 0 max [0-9]*' $DBG/rv0/resources && grep -qx 'mr 0 max [0-9]*' $DBG/rv0/resources"
 ksft_check "rmmod rverbs with memory windows bound on rv0 and in use from rv1: returns, the script ends" \
-	windows_held_while rmmod rverbs
+	windows_held_while "no completion" rmmod rverbs
 ksft_check "rverbs is unloaded, no rv device is left" \
 	bash -c "[ ! -e /sys/module/rverbs ] && ! rdma link show | grep -q ' rv[01]/'"
 ktap_finished
