@@ -23,6 +23,13 @@ requests, each at a fresh QP expecting PSN 0: gap (a SEND at PSN 100:
   write_out_of_range (past the region's end), read_huge, atomic_misaligned:
   each refused with a NAK (rc_refused) and the QP in error; destroyed (a SEND
   for the QP after destroy_qp: passed on).
+answers lost (rxe_comp.c:check_psn), at a QP whose READ of two packets and
+  fetch-and-add are in flight to a peer QP in error, which answers nothing
+  (local ACK timeout 17 s): read_response_within (the READ's second
+  response alone: dropped as stale, nothing sent again), answer_past_read
+  (the atomic's acknowledgement: the READ's answers were lost, so both are
+  sent again at once, long before the timer), answer_past_again (another:
+  dropped, no second retry until something moves on).
 Exits 0 when every case is ok.
 """
 
@@ -33,9 +40,11 @@ import sys
 import time
 
 from pyverbs.libibverbs_enums import ibv_qp_state, ibv_wc_status
+from pyverbs.libibverbs_enums import ibv_wr_opcode as W
+from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-from rc_common import End, state
+from rc_common import M, End, state
 
 AETH_ACK = 0x1F000000
 AETH_NAK_SEQ = 0x60000000
@@ -168,12 +177,53 @@ def requests(rig):
     rig.case("destroyed", rig.counted(before, "passed_on"), "passed_on did not count")
 
 
+def lost(rig):
+    """Answers showing that a READ's answers were lost."""
+    qa, qb = rig.a.new_qp(), rig.b.new_qp()
+    # Timeout 22: 17 s before the retransmit timer asks again.
+    rig.a.connect(qa, rig.b.gid, qb.qp_num, depth=4, timeout=22)
+    rig.b.connect(qb, rig.a.gid, qa.qp_num, depth=4)
+    qb.modify(QPAttr(qp_state=ibv_qp_state.IBV_QPS_ERR), M.IBV_QP_STATE)
+    before = rig.counters()
+    # PSNs 0 and 1: the READ of 2048 bytes (path MTU 1024); 2: the atomic.
+    read = SendWR(wr_id=1, opcode=W.IBV_WR_RDMA_READ, num_sge=1,
+                  sg=[SGE(rig.a.mr.buf, 2048, rig.a.mr.lkey)])
+    read.set_wr_rdma(rig.b.mr.rkey, rig.b.mr.buf)
+    add = SendWR(wr_id=2, opcode=W.IBV_WR_ATOMIC_FETCH_AND_ADD, num_sge=1,
+                 sg=[SGE(rig.a.mr.buf + 2048, 8, rig.a.mr.lkey)])
+    add.set_wr_atomic(rig.b.mr.rkey, rig.b.mr.buf + 2048, 1, 0)
+    qa.post_send(read)
+    qa.post_send(add)
+    end = time.monotonic() + 3
+    while rig.counters()["sent"] - before["sent"] < 2 and time.monotonic() < end:
+        time.sleep(0.02)
+    resp = struct.pack(">I", AETH_ACK) + bytes(1024)
+    for name, opcode, psn, body, retry in (
+            ("read_response_within", 0x0F, 1, resp, False),
+            ("answer_past_read", 0x12, 2, struct.pack(">IQ", AETH_ACK, 7), True),
+            ("answer_past_again", 0x12, 2, struct.pack(">IQ", AETH_ACK, 7), False)):
+        before = rig.counters()
+        t0 = time.monotonic()
+        rig.inject(qa.qp_num, opcode, psn, body)
+        stale = rig.counted(before, "drop_rc_stale")
+        # What is sent again by 1.5 s after the answer: the retry's, not
+        # the timer's (17 s after the first send).
+        time.sleep(max(0.0, t0 + 1.5 - time.monotonic()))
+        again = rig.counters()["rc_retransmit"] - before["rc_retransmit"]
+        want = 2 if retry else 0
+        rig.case(name, stale and again == want and state(qa) == ibv_qp_state.IBV_QPS_RTS,
+                 "stale %s, sent again %d (want %d), state %d" % (stale, again, want, state(qa)))
+    qa.close()
+    qb.close()
+
+
 def main(argv):
     if len(argv) != 8:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     rig = Rig(argv[1:])
     answers(rig)
+    lost(rig)
     requests(rig)
     rig.inj.stdin.close()
     rig.inj.wait()

@@ -211,6 +211,10 @@ pub(crate) struct ReqState {
     progress: bool,
     /// Waiting out a receiver-not-ready NAK's timer.
     rnr_wait: bool,
+    /// Sending again after an answer showed a READ's or atomic's answers
+    /// lost (`rxe_comp.c`'s `started_retry`): more answers showing it are
+    /// dropped until one moves things on or the retransmit timer fires.
+    early_retry: bool,
     /// The requester stopped for the completer: at [`MAX_UNACKED_PSNS`],
     /// or at a READ with no credit left.
     waiting: bool,
@@ -262,6 +266,7 @@ impl ReqState {
             timer_armed: false,
             progress: false,
             rnr_wait: false,
+            early_retry: false,
             waiting: false,
             failed: false,
             refused: false,
@@ -297,6 +302,7 @@ impl ReqState {
         self.rnr_retry = rnr_retry;
         self.retry_left = retry_cnt;
         self.rnr_left = rnr_retry;
+        self.early_retry = false;
     }
 
     /// The QP was reset: every work request in flight is forgotten, the
@@ -310,6 +316,7 @@ impl ReqState {
         self.failed = false;
         self.refused = false;
         self.rnr_wait = false;
+        self.early_retry = false;
         self.waiting = false;
         self.progress = false;
         self.sqd = false;

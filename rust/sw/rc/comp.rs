@@ -310,6 +310,7 @@ pub(crate) fn on_ack(
     if r.una != before {
         // Progress: the retry counts start over (`reset_retry_counters`).
         r.retry_left = r.retry_cnt;
+        r.early_retry = false;
         if syndrome >> 5 == 0 {
             r.rnr_left = r.rnr_retry;
         }
@@ -351,8 +352,11 @@ pub(crate) fn on_read_response(
     let stale = (Count::RcStale, Some(DropReason::NotSpecified));
     let psn = pkt.psn;
     let mut r = qp.req.lock();
-    if r.dead || r.failed || psn != r.una || !psn.before(r.sent) {
+    if r.dead || r.failed || psn.before(r.una) || !psn.before(r.sent) {
         return stale;
+    }
+    if psn != r.una {
+        return skipped(qp, r, psn);
     }
     r.progress = true;
     // What came before the READ is acknowledged by its response.
@@ -406,6 +410,70 @@ pub(crate) fn on_read_response(
     acknowledged(qp, r, psn)
 }
 
+/// An answer of `psn` (a READ response or an atomic acknowledgement), past
+/// the oldest PSN not acknowledged and before what was sent. If it
+/// answers a work request after a READ or atomic whose answers have not
+/// come, the responder executed that one and its answers were lost: what
+/// came before it is acknowledged, and the requester sends it again at
+/// once instead of at the retransmit timer, spending one of the QP's
+/// retries (`IB_WC_RETRY_EXC_ERR` when none is left), as
+/// `rxe_comp.c:check_psn` does (`COMPST_ERROR_RETRY`). Once per loss: until
+/// an answer moves things on, more such answers are only dropped, as is
+/// an answer out of order within the oldest READ's own (the timer asks
+/// again).
+fn skipped(
+    qp: ArcBorrow<'_, QpCore>,
+    mut r: Guard<'_, ReqState, SpinLockBhBackend>,
+    psn: Psn,
+) -> (Count, Option<DropReason>) {
+    let stale = (Count::RcStale, Some(DropReason::NotSpecified));
+    if r.early_retry {
+        return stale;
+    }
+    // The oldest READ or atomic not answered, at or before `psn`.
+    let mut slot = r.comp;
+    let mut lost = None;
+    while slot != r.fresh {
+        // CAST: A slot.
+        let p = r.pending[slot as usize];
+        if psn.before(p.first) || p.error.is_some() {
+            break;
+        }
+        if p.kind.responds() {
+            if p.last.before(psn) {
+                lost = Some(if p.first.before(r.una) { r.una } else { p.first });
+            }
+            break;
+        }
+        slot = qp.sq.next(slot);
+    }
+    let Some(from) = lost else {
+        return stale;
+    };
+    r.una = from;
+    let mut failed = complete_locked(&qp, &mut r);
+    if !failed {
+        if r.retry_left == 0 {
+            fail_locked(&qp, &mut r, WcStatus::RetryExcErr);
+            failed = true;
+        } else {
+            if r.retry_left != RETRY_FOREVER {
+                r.retry_left -= 1;
+            }
+            r.early_retry = true;
+            rewind(&qp, &mut r, from);
+            r.waiting = false;
+        }
+    }
+    drop(r);
+    if failed {
+        qp_error(qp);
+    } else {
+        TxFlow::kick(&qp.tx);
+    }
+    stale
+}
+
 /// The answer of `psn`, a READ's last or an atomic's, was taken: what
 /// came up to it completes, the requester moves past it and goes on.
 fn acknowledged(
@@ -415,6 +483,7 @@ fn acknowledged(
 ) -> (Count, Option<DropReason>) {
     r.una = psn.next();
     r.retry_left = r.retry_cnt;
+    r.early_retry = false;
     let failed = complete_locked(&qp, &mut r);
     if r.psn.before(r.una) {
         let una = r.una;
@@ -448,8 +517,11 @@ pub(crate) fn on_atomic_ack(
     let stale = (Count::RcStale, Some(DropReason::NotSpecified));
     let psn = pkt.psn;
     let mut r = qp.req.lock();
-    if r.dead || r.failed || psn != r.una || !psn.before(r.sent) || pkt.aeth >> 29 != 0 {
+    if r.dead || r.failed || psn.before(r.una) || !psn.before(r.sent) || pkt.aeth >> 29 != 0 {
         return stale;
+    }
+    if psn != r.una {
+        return skipped(qp, r, psn);
     }
     r.progress = true;
     if complete_locked(&qp, &mut r) {

@@ -72,6 +72,9 @@ pub(crate) fn retry_fired(qp: Arc<QpCore>) {
     }
     let una = r.una;
     rewind(&qp, &mut r, una);
+    // Answers showing a loss start no retry of their own until one moves
+    // things on (`rxe_comp.c`: the timer's retry sets `started_retry`).
+    r.early_retry = true;
     arm_retry(qp, &mut r);
     drop(r);
     TxFlow::kick(&qp.tx);
