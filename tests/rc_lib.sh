@@ -59,6 +59,14 @@ pingpong() {
 		for d in rv0 rv1; do
 			[ -e "$DBG/$d/wire" ] && awk -v d=$d '$2 != 0 { print "# " d ": " $0 }' "$DBG/$d/wire"
 		done
+		# The TCP exchange's path (w23: the client could not connect for
+		# 174 s to a server that said nothing of why).
+		{
+			ip -br link show dev veth0
+			ip neigh show dev veth0
+			ip -n "$NS" -br link show dev veth1
+			ip netns exec "$NS" ss -tan
+		} 2>&1 | sed 's/^/# net: /'
 		return 1
 	fi
 }
