@@ -12,7 +12,8 @@
 # and ib_atomic_lat; the wire against soft-RoCE's (roce_decode.py); rv0 to
 # itself (its loopback); ibv_rc_pingpong under reordering and duplication
 # (netem on both veths), where the duplicates show in the wire counters;
-# rdma link del rv0 under RC traffic; rdma link del rv0 and rmmod rverbs
+# an unreachable route to the peer added under RC traffic (the route a QP
+# keeps is looked up again); rdma link del rv0 under RC traffic; rdma link del rv0 and rmmod rverbs
 # with memory windows bound and in use (mw_cases.py bound_held).  The single-process scripts
 # (atomics, retries, loss, hostile packets) are rv0_rc_cases.sh's.
 . "$(dirname "$0")/lib.sh"
@@ -107,7 +108,7 @@ ktap_print_header
 rc_setup
 n=0
 for s in $SIZES; do n=$((n + 2)); done
-ktap_set_plan $((2 * (2 * n + 21) + 13))
+ktap_set_plan $((2 * (2 * n + 21) + 14))
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 g6=$(wait_gid rv0 $IP6_A)
@@ -193,6 +194,48 @@ ksft_check "the duplicates show: acknowledged again or dropped as stale" duplica
 tc qdisc del dev veth0 root
 ip netns exec $NS tc qdisc del dev veth1 root
 
+# route_changed_under_load - an unreachable route to rv1's address added
+# while ibv_rc_pingpong runs from rv0 to rv1: a connected QP keeps its
+# route between packets only while nothing changed the routes (xmit.rs:
+# KeptRoute, dst_check), so rv0's next packet finds no route and its send
+# completes in IBV_WC_LOC_QP_OP_ERR (2), counted as send_error, as
+# soft-RoCE's does when rxe_find_route finds none; with a route kept
+# regardless the client would go on to its timeout.  The route is taken
+# away again.
+route_changed_under_load() {
+	local srv cli rc=0 err0 ack0 i
+	PORT=$((PORT + 1))
+	err0=$(counter rv0 send_error)
+	ip netns exec $NS timeout 60 ibv_rc_pingpong -d rv1 -g "$p4" -s 64 -n 1000000 -p $PORT -e \
+		>"$TMP/srv" 2>&1 &
+	srv=$!
+	(
+		for ((i = 0; i < 50; i++)); do
+			timeout 60 ibv_rc_pingpong -d rv0 -g "$g4" -s 64 -n 1000000 -p $PORT -e $IP4_B \
+				>"$TMP/cli" 2>&1
+			grep -q "Couldn't connect" "$TMP/cli" || exit 0
+			sleep 0.1
+		done
+	) &
+	cli=$!
+	# Traffic flows (the ends print nothing before they exit: their
+	# output is a file's, buffered): rv0 takes acknowledgements.
+	ack0=$(counter rv0 rc_ack)
+	for ((i = 0; i < 300; i++)); do
+		[ "$(counter rv0 rc_ack)" -gt $((ack0 + 20)) ] && break
+		sleep 0.1
+	done
+	ip route add unreachable $IP4_B/32 || rc=1
+	wait $cli
+	ip route del unreachable $IP4_B/32 || rc=1
+	kill $srv 2>/dev/null
+	wait $srv
+	grep -q "Failed status .* (2) for wr_id" "$TMP/cli" ||
+		{ sed 's/^/# client: /' "$TMP/cli"; echo "# expected IBV_WC_LOC_QP_OP_ERR"; rc=1; }
+	[ "$(counter rv0 send_error)" -gt "$err0" ] || { echo "# send_error did not count"; rc=1; }
+	return $rc
+}
+
 # link_del_under_load - rdma link del rv0 while ibv_rc_pingpong (with
 # completion events: a polling end would poll the zeroed ring of a
 # disassociated context for ever) runs between rv0 and rv1: it returns,
@@ -259,6 +302,8 @@ windows_held_while() {
 	return $rc
 }
 
+ksft_check "an unreachable route to rv1 added under RC traffic: rv0's send ends in IBV_WC_LOC_QP_OP_ERR" \
+	route_changed_under_load
 ksft_check "rdma link del rv0 under RC traffic: returns, the ends end" link_del_under_load
 ksft_check "rdma link del rv0 with memory windows bound and in use: returns, the script ends" \
 	windows_held_while "status (10|12)" rdma link del rv0
