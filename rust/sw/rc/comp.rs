@@ -441,7 +441,11 @@ fn skipped(
         }
         if p.kind.responds() {
             if p.last.before(psn) {
-                lost = Some(if p.first.before(r.una) { r.una } else { p.first });
+                lost = Some(if p.first.before(r.una) {
+                    r.una
+                } else {
+                    p.first
+                });
             }
             break;
         }
