@@ -52,7 +52,9 @@ step "UD ping-pong between the namespaces (ibv_ud_pingpong), on the Rust core"
 gid_a=$(gid_index rxe0 ::ffff:$IP4_A)
 gid_b=$(gid_index rxe1 ::ffff:$IP4_B)
 ip netns exec $NS ibv_ud_pingpong -d rxe1 -g "$gid_b" -n 20 >/dev/null &
-sleep 2
+# Until the server listens (2 s were too few in a guest of one starved
+# vCPU, w24).
+wait_listen $NS 18515
 ibv_ud_pingpong -d rxe0 -g "$gid_a" -n 20 $IP4_B
 wait
 
@@ -101,7 +103,7 @@ echo "\$ ip netns exec $NS rdma link add rxe2 type rxe netdev veth3"
 ip netns exec $NS rdma link add rxe2 type rxe netdev veth3
 gid_rxe2=$(gid_index rxe2 ::ffff:198.19.0.2)
 ip netns exec $NS ibv_ud_pingpong -d rxe2 -g "$gid_rxe2" -n 20 -p 18516 >/dev/null &
-sleep 2
+wait_listen $NS 18516
 echo "\$ ibv_ud_pingpong -d rv0 -g $gid_rv -n 20 -p 18516 198.19.0.2"
 ibv_ud_pingpong -d rv0 -g "$gid_rv" -n 20 -p 18516 198.19.0.2
 wait
@@ -111,7 +113,7 @@ grep -v ' 0$' /sys/kernel/debug/rverbs/rv0/wire | sed 's/^/  /'
 
 step "rv0's reliable connection: RC ping-pong with soft-RoCE, buffers checked (ibv_rc_pingpong -c)"
 ip netns exec $NS ibv_rc_pingpong -d rxe2 -g "$gid_rxe2" -n 50 -s 4096 -c -p 18517 >/dev/null &
-sleep 2
+wait_listen $NS 18517
 echo "\$ ibv_rc_pingpong -d rv0 -g $gid_rv -n 50 -s 4096 -c -p 18517 198.19.0.2"
 ibv_rc_pingpong -d rv0 -g "$gid_rv" -n 50 -s 4096 -c -p 18517 198.19.0.2
 wait
