@@ -46,6 +46,7 @@ pub(crate) use resp_state::{
 };
 pub(crate) mod atomic;
 pub(crate) mod comp;
+mod lost;
 pub(crate) mod req;
 pub(crate) mod resp;
 mod rkey;

@@ -67,7 +67,7 @@ pub(crate) fn complete(qp: ArcBorrow<'_, QpCore>) {
 /// [`complete`] under the lock: whether the QP failed. The last work
 /// request begun before the QP moved to SQD completing reports
 /// `IB_EVENT_SQ_DRAINED` (`rxe_comp.c:comp_check_sq_drain_done`).
-fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
+pub(super) fn complete_locked(qp: &QpCore, r: &mut ReqState) -> bool {
     let failed = complete_in_order(qp, r);
     if r.draining && !failed && r.idle() {
         r.draining = false;
@@ -129,24 +129,6 @@ fn complete_in_order(qp: &QpCore, r: &mut ReqState) -> bool {
         }
     }
     false
-}
-
-/// A UC QP's requester sent the packet of `psn`: the work requests whose
-/// last packet it was complete (`rxe_req.c:update_state`, UC's
-/// `wqe_state_done`), in order. Process context.
-pub(crate) fn sent_unreliable(qp: ArcBorrow<'_, QpCore>, psn: Psn) {
-    let mut r = qp.req.lock();
-    if r.dead || r.failed {
-        return;
-    }
-    if r.una.before(psn.next()) {
-        r.una = psn.next();
-    }
-    let failed = complete_locked(&qp, &mut r);
-    drop(r);
-    if failed {
-        qp_error(qp);
-    }
 }
 
 /// The oldest work request completes with `status` and the QP fails:
@@ -356,7 +338,7 @@ pub(crate) fn on_read_response(
         return stale;
     }
     if psn != r.una {
-        return skipped(qp, r, psn);
+        return super::lost::skipped(qp, r, psn);
     }
     r.progress = true;
     // What came before the READ is acknowledged by its response.
@@ -410,74 +392,6 @@ pub(crate) fn on_read_response(
     acknowledged(qp, r, psn)
 }
 
-/// An answer of `psn` (a READ response or an atomic acknowledgement), past
-/// the oldest PSN not acknowledged and before what was sent. If it
-/// answers a work request after a READ or atomic whose answers have not
-/// come, the responder executed that one and its answers were lost: what
-/// came before it is acknowledged, and the requester sends it again at
-/// once instead of at the retransmit timer, spending one of the QP's
-/// retries (`IB_WC_RETRY_EXC_ERR` when none is left), as
-/// `rxe_comp.c:check_psn` does (`COMPST_ERROR_RETRY`). Once per loss: until
-/// an answer moves things on, more such answers are only dropped, as is
-/// an answer out of order within the oldest READ's own (the timer asks
-/// again).
-fn skipped(
-    qp: ArcBorrow<'_, QpCore>,
-    mut r: Guard<'_, ReqState, SpinLockBhBackend>,
-    psn: Psn,
-) -> (Count, Option<DropReason>) {
-    let stale = (Count::RcStale, Some(DropReason::NotSpecified));
-    if r.early_retry {
-        return stale;
-    }
-    // The oldest READ or atomic not answered, at or before `psn`.
-    let mut slot = r.comp;
-    let mut lost = None;
-    while slot != r.fresh {
-        // CAST: A slot.
-        let p = r.pending[slot as usize];
-        if psn.before(p.first) || p.error.is_some() {
-            break;
-        }
-        if p.kind.responds() {
-            if p.last.before(psn) {
-                lost = Some(if p.first.before(r.una) {
-                    r.una
-                } else {
-                    p.first
-                });
-            }
-            break;
-        }
-        slot = qp.sq.next(slot);
-    }
-    let Some(from) = lost else {
-        return stale;
-    };
-    r.una = from;
-    let mut failed = complete_locked(&qp, &mut r);
-    if !failed {
-        if r.retry_left == 0 {
-            fail_locked(&qp, &mut r, WcStatus::RetryExcErr);
-            failed = true;
-        } else {
-            if r.retry_left != RETRY_FOREVER {
-                r.retry_left -= 1;
-            }
-            r.early_retry = true;
-            rewind(&qp, &mut r, from);
-            r.waiting = false;
-        }
-    }
-    drop(r);
-    if failed {
-        qp_error(qp);
-    } else {
-        TxFlow::kick(&qp.tx);
-    }
-    stale
-}
-
 /// The answer of `psn`, a READ's last or an atomic's, was taken: what
 /// came up to it completes, the requester moves past it and goes on.
 fn acknowledged(
@@ -525,7 +439,7 @@ pub(crate) fn on_atomic_ack(
         return stale;
     }
     if psn != r.una {
-        return skipped(qp, r, psn);
+        return super::lost::skipped(qp, r, psn);
     }
     r.progress = true;
     if complete_locked(&qp, &mut r) {

@@ -166,7 +166,7 @@ pub(crate) fn send(dev: &DriverDevice<Rv>, qp: &Arc<QpCore>, st: &mut SendState)
         }
         if qp.qp_type == QpType::Uc {
             // Done with its last packet: the gather is over.
-            comp::sent_unreliable(qp.as_arc_borrow(), step.psn);
+            super::uc::sent_unreliable(qp.as_arc_borrow(), step.psn);
         }
     }
 }

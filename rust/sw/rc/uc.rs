@@ -14,6 +14,7 @@ use crate::net::skb::DropReason;
 use crate::rdma::{
     driver::DriverDevice,
     qp::{
+        Psn,
         QpAttrs,
         QpState, //
     },
@@ -91,4 +92,22 @@ pub(crate) fn request(
         QpCore::flush_later(qp);
     }
     count
+}
+
+/// A UC QP's requester sent the packet of `psn`: the work requests whose
+/// last packet it was complete (`rxe_req.c:update_state`, UC's
+/// `wqe_state_done`), in order. Process context.
+pub(crate) fn sent_unreliable(qp: ArcBorrow<'_, QpCore>, psn: Psn) {
+    let mut r = qp.req.lock();
+    if r.dead || r.failed {
+        return;
+    }
+    if r.una.before(psn.next()) {
+        r.una = psn.next();
+    }
+    let failed = super::comp::complete_locked(&qp, &mut r);
+    drop(r);
+    if failed {
+        super::comp::qp_error(qp);
+    }
 }
