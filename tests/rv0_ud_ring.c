@@ -38,7 +38,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "uverbs_raw.h"
 
 #define PORT		1U

@@ -55,7 +55,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/rdma_user_rxe.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "uverbs_raw.h"
 
 /*
@@ -1589,13 +1589,16 @@ TEST_F(ctx, destroy_cq_of_qp_ebusy_and_qpn_not_reused_at_once)
 	qp_deps_put(_metadata, self->fd, pd, &cq);
 }
 
-/* Wait until QUERY_QP shows the send queue drained (rxe drains from a task). */
+/*
+ * Wait until QUERY_QP shows the send queue drained (rxe drains from a task),
+ * up to 30 s: a bound against a hang, for the debug lane's slowest days.
+ */
 static int wait_drained(int fd, __u32 qp)
 {
 	struct ib_uverbs_query_qp_resp q;
 	int i, ret;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 3000; i++) {
 		ret = query_qp(fd, qp, &q);
 		if (ret || !q.sq_draining)
 			return ret;

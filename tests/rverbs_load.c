@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 
 static int load(void)
 {
