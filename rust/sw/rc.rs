@@ -57,8 +57,9 @@ pub(crate) mod uc;
 /// (`RXE_MAX_UNACKED_PSNS`).
 const MAX_UNACKED_PSNS: u32 = 128;
 
-/// An acknowledgement is requested at the end of each message and at
-/// least every this many packets (`RXE_MAX_PKT_PER_ACK`).
+/// An acknowledgement is requested at the end of each message and by the
+/// packet after more than this many in a row that did not ask for one
+/// (`RXE_MAX_PKT_PER_ACK`, [`ReqState::ack_request`]).
 const MAX_PKT_PER_ACK: u32 = 64;
 
 /// The largest message (IBTA: 2^31 bytes).
@@ -216,6 +217,8 @@ pub(crate) struct ReqState {
     /// lost (`rxe_comp.c`'s `started_retry`): more answers showing it are
     /// dropped until one moves things on or the retransmit timer fires.
     early_retry: bool,
+    /// Packets sent in a row that did not ask for an acknowledgement.
+    noack: u32,
     /// The requester stopped for the completer: at [`MAX_UNACKED_PSNS`],
     /// or at a READ with no credit left.
     waiting: bool,
@@ -268,6 +271,7 @@ impl ReqState {
             progress: false,
             rnr_wait: false,
             early_retry: false,
+            noack: 0,
             waiting: false,
             failed: false,
             refused: false,
@@ -318,10 +322,31 @@ impl ReqState {
         self.refused = false;
         self.rnr_wait = false;
         self.early_retry = false;
+        self.noack = 0;
         self.waiting = false;
         self.progress = false;
         self.sqd = false;
         self.draining = false;
+    }
+
+    /// Whether the packet being sent, the last of its message or not, asks
+    /// for an acknowledgement (the AckReq bit), as `rxe_req.c`'s
+    /// `init_req_packet` decides it: the last packet of a message does, and
+    /// so does one after more than [`MAX_PKT_PER_ACK`] in a row that did
+    /// not. The count is the QP's, kept across messages and through
+    /// retransmissions, and reset by each packet that asks: where it lands
+    /// is soft-RoCE's bit for bit (its MIDDLE packets of a long message, or
+    /// of one sent again, can ask).
+    pub(super) fn ack_request(&mut self, last: bool) -> bool {
+        let ask = last || {
+            let run = self.noack;
+            self.noack += 1;
+            run > MAX_PKT_PER_ACK
+        };
+        if ask {
+            self.noack = 0;
+        }
+        ask
     }
 
     /// The QP is in error: nothing more is sent.

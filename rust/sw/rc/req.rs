@@ -10,7 +10,6 @@ use super::{
     Kind,
     Pending,
     MAX_MSG,
-    MAX_PKT_PER_ACK,
     MAX_UNACKED_PSNS, //
 };
 use crate::rdma::{
@@ -340,25 +339,26 @@ fn packet(
     w: &SendWqe<'_>,
     step: &Step,
 ) -> core::result::Result<(), WcStatus> {
-    let (a, mtu) = {
-        let a = *qp.attrs.lock();
-        (a, qp.req.lock().mtu)
-    };
+    let a = *qp.attrs.lock();
     let av = a.av.ok_or(WcStatus::LocQpOpErr)?;
+    let (src, ndev, via) = xmit::route(dev, &av, false)?;
     let p = &step.p;
     let uc = qp.qp_type == QpType::Uc;
     let read = p.kind.responds();
-    let n = if p.kind == Kind::AtomicWrite {
-        8
-    } else if read {
-        0
-    } else {
-        p.len.saturating_sub(step.offset).min(mtu)
-    };
     let first = step.offset == 0;
-    let last = read || step.offset + n >= p.len;
-    let index = psn_distance(p.first, step.psn) + 1;
-    let (src, ndev, via) = xmit::route(dev, &av, false)?;
+    let (n, last, ack_req) = {
+        let mut r = qp.req.lock();
+        let n = if p.kind == Kind::AtomicWrite {
+            8
+        } else if read {
+            0
+        } else {
+            p.len.saturating_sub(step.offset).min(r.mtu)
+        };
+        let last = read || step.offset + n >= p.len;
+        // UC asks for none, and counts none (`init_req_packet`).
+        (n, last, !uc && r.ack_request(last))
+    };
     let out = Outgoing {
         src,
         dst: av.dgid.ip(),
@@ -389,7 +389,7 @@ fn packet(
             (u32::from(level) << 4 & 0x30) | (u32::from(placement) & 0xf)
         },
         solicited: last && w.send_flags().contains(SendFlag::Solicited),
-        ack_req: !uc && (last || index % MAX_PKT_PER_ACK == 0),
+        ack_req,
         aeth: 0,
         // The whole message's, on its first packet; a READ's, from where
         // it is sent again.
