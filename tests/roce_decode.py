@@ -28,15 +28,19 @@ code (drivers/infiniband/sw/rxe/rxe_net.c, rxe_icrc.c, rxe_qp.c):
   within soft-RoCE's range (0xc000 on: the QPN is not in the packet);
 * ICRC: CRC-32 seeded as soft-RoCE seeds it (0xdebb20e3: a masked LRH),
   over the IP, UDP and BTH headers with their variant fields masked, then
-  the rest, inverted and stored little-endian.
+  the rest, inverted and stored little-endian;
+* AckReq of RC requests: set on the last packet of each message, and on a
+  FIRST or MIDDLE packet exactly when more than 64 packets of its QP in a
+  row went without it (soft-RoCE's rule, AckRequests below).
 
 Prints one line per packet (its sender, the fields that define it) and a
 closing line "N packets, N valid".  With SENDER_A and SENDER_B (source IP
 addresses), also compares what the two senders put on the wire: for each
 payload size that both sent, the set of field values that do not depend on
 the QP (everything but the QPNs, the PSNs and the source port, each
-checked above, and the IPv4 identification, which soft-RoCE takes from
-__ip_select_ident() for packets that cannot be fragmented) must be the
+checked above, the IPv4 identification, which soft-RoCE takes from
+__ip_select_ident() for packets that cannot be fragmented, and the AckReq
+of FIRST and MIDDLE packets, checked above by its rule) must be the
 same.  Exit status 0 when every packet is valid (and the senders agree),
 1 otherwise, 2 when the file cannot be read.
 """
@@ -321,9 +325,57 @@ def frames(path):
         yield frame
 
 
-# What the senders are compared on: what does not depend on the QP.
+# What the senders are compared on: what does not depend on the QP.  The
+# AckReq bit of an RC request's FIRST or MIDDLE packet depends on the QP's
+# history (AckRequests below) and is checked against soft-RoCE's rule
+# instead.
 SHAPE = ("ip", "tos", "ttl", "udp_sum", "dport", "opcode", "se", "pad", "ackreq",
          "qkey", "payload", "syndrome", "reth_len", "feth", "icrc")
+
+# RXE_MAX_PKT_PER_ACK (rxe_param.h).
+MAX_PKT_PER_ACK = 64
+
+
+class AckRequests:
+    """Soft-RoCE's rule for the AckReq bit of RC requests
+    (rxe_req.c:init_req_packet): the last packet of a message asks, and so
+    does a packet after more than MAX_PKT_PER_ACK in a row of its QP that
+    did not; the count is the QP's, across messages and retransmissions.
+    Followed per requester (source and destination address, destination
+    QPN), in capture order.  Until a requester's first packet that asks
+    (and after a gap in its PSNs that no READ explains: packets the capture
+    lost), its count is unknown and its packets are not checked."""
+
+    def __init__(self):
+        self.run = {}       # requester -> packets in a row without AckReq, or None
+        self.next_psn = {}  # requester -> (PSN after its last request, after a READ)
+
+    def check(self, f):
+        """None if f keeps the rule (or is not an RC request), else why not."""
+        op = f["opcode"]
+        if not op.startswith("RC_") or op[3:] not in REQUESTS:
+            return None
+        key = (f["src"], f["dst"], f["dqpn"])
+        run = self.run.get(key)
+        expect = self.next_psn.get(key)
+        if expect is not None:
+            ahead = (f["psn"] - expect[0]) & 0xFFFFFF
+            if 0 < ahead < 0x800000 and not expect[1]:
+                run = None
+        self.next_psn[key] = ((f["psn"] + 1) & 0xFFFFFF, op == "RC_RDMA_READ_REQUEST")
+        if not op.endswith(("_FIRST", "_MIDDLE")):
+            self.run[key] = 0
+            return None if f["ackreq"] else "the last packet of a message without AckReq"
+        self.run[key] = 0 if f["ackreq"] else (None if run is None else run + 1)
+        if run is None or f["ackreq"] == (run > MAX_PKT_PER_ACK):
+            return None
+        return "AckReq %d after %d packets in a row without it (soft-RoCE: %d)" % (
+            f["ackreq"], run, run > MAX_PKT_PER_ACK)
+
+
+# The opcodes of RC requests (the rest are responses and acknowledgements).
+REQUESTS = {name for name, _, _ in CONNECTED.values()
+            if not name.startswith(("RDMA_READ_RESPONSE", "ACKNOWLEDGE", "ATOMIC_ACKNOWLEDGE"))}
 
 
 def main(argv):
@@ -339,6 +391,7 @@ def main(argv):
     ok = True
     last_psn = {}
     shapes = {}
+    acks = AckRequests()
     for n, frame in enumerate(packets, 1):
         try:
             f = decode(frame)
@@ -358,8 +411,14 @@ def main(argv):
             last_psn[qp] = f["psn"]
             continue
         last_psn[qp] = f["psn"]
+        why = acks.check(f)
+        if why:
+            ok = False
+            print("packet %d: INVALID: %s" % (n, why))
+            continue
         valid += 1
-        shape = tuple((k, f[k]) for k in SHAPE if k in f)
+        middle = f["opcode"].startswith("RC_") and f["opcode"].endswith(("_FIRST", "_MIDDLE"))
+        shape = tuple((k, f[k]) for k in SHAPE if k in f and not (middle and k == "ackreq"))
         shapes.setdefault(f["src"], {}).setdefault(f["payload"], set()).add(shape)
         print("packet %d: %s -> %s %s" % (n, f["src"], f["dst"],
                                           " ".join("%s=%s" % (k, f[k]) for k in f
