@@ -59,6 +59,16 @@ cpus=${RVERBS_VM_CPUS:-2}
 # of /bin/true 0.52 -> 0.27 s, of python3 10.5 -> 2.9 s, the boot until
 # the guest's script 220 -> 98 s.  The kernel takes the last rootflags=.
 append=(--append "rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288,cache=loose")
+# tsc=reliable: the TSC stays the clocksource.  Under TCG the kernel's
+# clocksource watchdog compares it with the HPET every half second, and on
+# a loaded host a vCPU held off between the two reads looks like frequency
+# skew: in w25 (2026-12-06) every guest of the run marked the TSC unstable
+# (the one-vCPU boots within 5 minutes, the suite's after 13) and switched
+# to the HPET, whose every read is an emulated MMIO access under QEMU's
+# big lock, for every clock read of the kernel (timers, hrtimers, idle,
+# TCP) and of user space (the vDSO falls back to the system call).  QEMU's
+# TSC is the host's, the same on every vCPU.
+append+=(--append tsc=reliable)
 if [ -n "${RVERBS_VM_KERNEL:-}" ]; then
 	kernel=$RVERBS_VM_KERNEL
 	# KASAN's shadow takes an eighth of the memory.
