@@ -66,8 +66,11 @@ append=(--append "rootflags=version=9p2000.L,trans=virtio,access=any,msize=52428
 # (the one-vCPU boots within 5 minutes, the suite's after 13) and switched
 # to the HPET, whose every read is an emulated MMIO access under QEMU's
 # big lock, for every clock read of the kernel (timers, hrtimers, idle,
-# TCP) and of user space (the vDSO falls back to the system call).  QEMU's
-# TSC is the host's, the same on every vCPU.
+# TCP) and of user space (the vDSO falls back to the system call).
+# Measured in one guest, its clocksource switched back and forth: 100
+# starts of /bin/true took 3.1 s on the TSC, 4.7 and 6.4 s on the HPET
+# (stock kernel); 11.7 s against 21.9 s (debug kernel).  QEMU's TSC is the
+# host's, the same on every vCPU.
 append+=(--append tsc=reliable)
 if [ -n "${RVERBS_VM_KERNEL:-}" ]; then
 	kernel=$RVERBS_VM_KERNEL
