@@ -191,20 +191,22 @@ pub(super) fn rewind(qp: &QpCore, r: &mut ReqState, to: Psn) {
     r.psn = to;
 }
 
-/// The first PSN not answered of the first READ or atomic in flight at or
-/// before `psn`, if any: an acknowledgement of `psn` stands for what came
-/// before it only.
-fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Option<Psn> {
+/// The first READ or atomic in flight at or before `psn`, if any: the
+/// first PSN of it not answered, and whether `psn` is past its last (an
+/// answer of a later work request). An answer of `psn` stands for what
+/// came before that READ only.
+fn up_to_read(qp: &QpCore, r: &ReqState, psn: Psn) -> Option<(Psn, bool)> {
     let mut slot = r.comp;
     while slot != r.fresh {
         // CAST: A slot.
         let p = r.pending[slot as usize];
         if p.first.before(psn.next()) && p.kind.responds() && p.error.is_none() {
-            return Some(if p.first.before(r.una) {
+            let from = if p.first.before(r.una) {
                 r.una
             } else {
                 p.first
-            });
+            };
+            return Some((from, p.last.before(psn)));
         }
         if psn.before(p.first) {
             break;
@@ -231,19 +233,26 @@ pub(crate) fn on_ack(
     let before = r.una;
     let mut kick = false;
     let mut fail = None;
-    // An acknowledgement does not stand for a READ's responses: it
-    // acknowledges up to the first READ not answered (`rxe_comp.c:check_ack`
-    // expects the responses), whose PSN is sent again.
-    let limited = up_to_read(&qp, &r, psn);
+    // An answer does not stand for a READ's responses or an atomic's
+    // acknowledgement (`rxe_comp.c:check_ack` expects them).
+    let limited = match up_to_read(&qp, &r, psn) {
+        // An answer of a later work request: the READ's or atomic's
+        // answers were lost (`rxe_comp.c:check_psn`, `COMPST_ERROR_RETRY`,
+        // once per loss).
+        Some((_, true)) => return super::lost::skipped(qp, r, psn),
+        // An acknowledgement within a READ's PSNs stands for no response
+        // (`check_psn`: `COMPST_DONE`); the timer asks again.
+        Some(_) if syndrome >> 5 == 0 => {
+            return (Count::RcStale, Some(DropReason::NotSpecified));
+        }
+        // A NAK of the READ or atomic itself.
+        Some((from, false)) => Some(from),
+        None => None,
+    };
     let psn = limited.unwrap_or(psn);
     match syndrome >> 5 {
         // ACK: everything up to `psn`.
-        0 if limited.is_none() => r.una = psn.next(),
-        0 => {
-            r.una = psn;
-            rewind(&qp, &mut r, psn);
-            kick = true;
-        }
+        0 => r.una = psn.next(),
         // RNR NAK: everything before `psn`; `psn` again after the timer.
         1 => {
             r.una = psn;
