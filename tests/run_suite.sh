@@ -200,6 +200,22 @@ restore() {
 	true
 }
 
+# strays MARK - kills what a test left running: every process that
+# inherited MARK (RVERBS_TEST_RUN, exported for the test alone) and lives
+# on after it, in any namespace (kselftest's runner bounds a test with
+# "timeout --foreground", which leaves its children running); prints
+# "PID COMM" for each.  The runner's own subshells never exec'd with it.
+strays() {
+	local f pid comm
+	for f in $(grep -lzx "RVERBS_TEST_RUN=$1" /proc/[0-9]*/environ 2>/dev/null); do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		[ "$pid" = "$$" ] && continue
+		comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+		kill -9 "$pid" 2>/dev/null && echo "$pid $comm"
+	done
+}
+
 ktap_print_header
 ktap_set_plan $((${#tests[@]} + ${#unknown[@]} + 1))
 for name in "${unknown[@]}"; do
@@ -218,8 +234,14 @@ for t in "${tests[@]}"; do
 	# each report to the test that was running.
 	echo "rverbs-vm: test $dir: ${t##*/} (tainted $(cat /proc/sys/kernel/tainted))" >/dev/kmsg
 	kselftest_override_timeout=$(bound_of "${t##*/}")
-	run_one "$dir" "$t"
+	mark="${t##*/}.$$.$start.$RANDOM"
+	RVERBS_TEST_RUN=$mark run_one "$dir" "$t"
 	ktap_print_msg "$dir: ${t##*/} took $((SECONDS - start)) s"
+	# Not with a planted state (the harness self-test, on the host).
+	if [ -z "${RVERBS_NET_STATE_CMD:-}" ]; then
+		killed=$(strays "$mark" | xargs)
+		[ -z "$killed" ] || ktap_print_msg "$dir: ${t##*/} left processes running, killed: $killed"
+	fi
 	now=$(state_now)
 	if [ "$now" != "$state" ]; then
 		ktap_print_msg "$dir: ${t##*/} left the network changed (- before, + after):"

@@ -8,8 +8,8 @@
 # runner's bound left soft-RoCE and its namespace, and the demo after it
 # failed all six of its cases).  Runs the runner on a tree of two tests of
 # its own: the first loads soft-RoCE, adds a namespace with a process in
-# it, a veth pair, an RDMA link and a route, and fails; the second checks
-# that none of it is there.  Inside the VM only: it changes the guest's
+# it, a veth pair, an RDMA link and a route, leaves a process running in
+# this namespace, and fails; the second checks that none of it is there.  Inside the VM only: it changes the guest's
 # network.
 
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +17,7 @@
 TMP=$(mktemp -d /tmp/rverbs_harness.XXXXXX)
 cleanup() {
 	ip netns pids rvharness 2>/dev/null | xargs -r kill -9 2>/dev/null
+	[ -s "$TMP/stray" ] && kill -9 "$(cat "$TMP/stray")" 2>/dev/null
 	ip netns del rvharness 2>/dev/null
 	rdma link del rxe9 2>/dev/null
 	ip link del veth8 2>/dev/null
@@ -26,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 fake=$TMP/fake
 mkdir -p "$fake/tests"
@@ -42,6 +43,8 @@ modprobe rdma_rxe && ip netns add rvharness &&
 	rdma link add rxe9 type rxe netdev veth8 && touch $TMP/set-up
 ip netns exec rvharness sleep 1000 </dev/null >/dev/null 2>&1 &
 echo \$! >$TMP/sleeper
+sleep 1001 </dev/null >/dev/null 2>&1 &
+echo \$! >$TMP/stray
 echo "not ok 1 a test that fails and leaves everything behind"
 exit 1
 EOF
@@ -55,6 +58,7 @@ left=
 [ -e /sys/module/rdma_rxe ] && left+=" rdma_rxe"
 ip route show | grep -q 203.0.113.0 && left+=" route"
 kill -0 \$(cat $TMP/sleeper) 2>/dev/null && left+=" process"
+kill -0 \$(cat $TMP/stray) 2>/dev/null && left+=" stray"
 [ -z "\$left" ] && echo "ok 1 nothing left" || { echo "not ok 1 left:\$left"; exit 1; }
 EOF
 chmod +x "$fake/tests/"t_*.sh
@@ -78,8 +82,10 @@ ksft_check "the run fails" test "$rc" != 0
 [ -e "$TMP/set-up" ] || ktap_print_msg "t_leave.sh could not set up what it leaves"
 ksft_check "the failing test is named in the network state case" \
 	grep -q 'network state # left changed by t_leave.sh$' "$TMP/log"
-ksft_check "the test after it found nothing of it (namespace, process, links, RDMA link, route, soft-RoCE)" \
+ksft_check "the test after it found nothing of it (namespace, its process, a process in this namespace, links, RDMA link, route, soft-RoCE)" \
 	eval 'test -e "$TMP/set-up" && grep -q "^ok 2 selftests: rverbs: t_after.sh" "$TMP/log"'
+ksft_check "the runner killed and named what t_leave.sh left running (sleep)" \
+	grep -q 'rverbs: t_leave.sh left processes running, killed: .*sleep' "$TMP/log"
 ksft_check "the runner undid all of it (no 'not all of it could be undone')" \
 	bash -c "! grep -q 'not all of it could be undone' '$TMP/log'"
 ksft_check "the network is as before the run" \
