@@ -207,7 +207,7 @@ restore() {
 # "PID COMM" for each.  The runner's own subshells never exec'd with it.
 strays() {
 	local f pid comm
-	for f in $(grep -lzx "RVERBS_TEST_RUN=$1" /proc/[0-9]*/environ 2>/dev/null); do
+	for f in $(grep -lzxF "RVERBS_TEST_RUN=$1" /proc/[0-9]*/environ 2>/dev/null); do
 		pid=${f#/proc/}
 		pid=${pid%/environ}
 		[ "$pid" = "$$" ] && continue
