@@ -29,9 +29,10 @@ answers lost (rxe_comp.c:check_psn), at a QP whose READ of two packets and
   response alone: dropped as stale, nothing sent again), answer_past_read
   (the atomic's acknowledgement: the READ's answers were lost, so both are
   sent again at once, long before the timer), answer_past_again (another:
-  dropped, no second retry until something moves on); ack_past_read and
-  ack_past_again: the same with a plain ACK of the atomic's PSN at a fresh
-  pair (soft-RoCE's check_psn treats any answer past a READ alike).
+  dropped, no second retry until something moves on); ack_within_read,
+  ack_past_read and ack_past_again: the same with a plain ACK at a fresh
+  pair (soft-RoCE's check_psn treats any answer past a READ alike, and
+  drops an ACK within one).
 Exits 0 when every case is ok.
 """
 
@@ -179,9 +180,10 @@ def requests(rig):
     rig.case("destroyed", rig.counted(before, "passed_on"), "passed_on did not count")
 
 
-def lost(rig, prefix, opcode, body):
-    """Answers showing that a READ's answers were lost: PREFIX_past_read,
-    PREFIX_past_again, the answer OPCODE with BODY at the atomic's PSN."""
+def lost(rig, within, prefix, opcode, body):
+    """Answers showing that a READ's answers were lost: WITHIN (the answer
+    OPCODE with BODY at the READ's second PSN), PREFIX_past_read and
+    PREFIX_past_again (the same at the atomic's PSN)."""
     qa, qb = rig.a.new_qp(), rig.b.new_qp()
     # Timeout 22: 17 s before the retransmit timer asks again.
     rig.a.connect(qa, rig.b.gid, qb.qp_num, depth=4, timeout=22)
@@ -200,12 +202,10 @@ def lost(rig, prefix, opcode, body):
     end = time.monotonic() + 3
     while rig.counters()["sent"] - before["sent"] < 2 and time.monotonic() < end:
         time.sleep(0.02)
-    resp = struct.pack(">I", AETH_ACK) + bytes(1024)
-    cases = [(prefix + "_past_read", opcode, 2, body, True),
-             (prefix + "_past_again", opcode, 2, body, False)]
-    if prefix == "answer":
-        cases.insert(0, ("read_response_within", 0x0F, 1, resp, False))
-    for name, op, psn, data, retry in cases:
+    for name, op, psn, data, retry in (
+            (within[0], within[1], 1, within[2], False),
+            (prefix + "_past_read", opcode, 2, body, True),
+            (prefix + "_past_again", opcode, 2, body, False)):
         before = rig.counters()
         t0 = time.monotonic()
         rig.inject(qa.qp_num, op, psn, data)
@@ -227,8 +227,10 @@ def main(argv):
         return 2
     rig = Rig(argv[1:])
     answers(rig)
-    lost(rig, "answer", 0x12, struct.pack(">IQ", AETH_ACK, 7))
-    lost(rig, "ack", 0x11, struct.pack(">I", AETH_ACK))
+    ack = struct.pack(">I", AETH_ACK)
+    lost(rig, ("read_response_within", 0x0F, ack + bytes(1024)), "answer", 0x12,
+         struct.pack(">IQ", AETH_ACK, 7))
+    lost(rig, ("ack_within_read", 0x11, ack), "ack", 0x11, ack)
     requests(rig)
     rig.inj.stdin.close()
     rig.inj.wait()

@@ -48,7 +48,7 @@ atomics() { script "$ATOMIC" "$@"; }
 
 ktap_print_header
 rc_setup
-ktap_set_plan 89
+ktap_set_plan 90
 
 g4=$(wait_gid rv0 ::ffff:$IP4_A)
 p4=$(wait_gid rxe1 ::ffff:$IP4_B)
@@ -127,7 +127,7 @@ ip netns exec $NS tc qdisc del dev veth1 root
 # with rv1's address, the path's destination): one line per case.
 HOSTILE_CASES="ack_unsolicited nak_forged read_response_unsolicited atomic_ack_unsolicited
 	unknown_qpn bad_icrc still_works read_response_within answer_past_read answer_past_again
-	ack_past_read ack_past_again
+	ack_within_read ack_past_read ack_past_again
 	gap duplicate write_huge write_bad_rkey
 	write_out_of_range read_huge atomic_misaligned destroyed"
 script "$(dirname "$0")/rc_hostile.py" "$NS" rv0 "$g4" rv1 "$p4" $IP4_B $IP4_A >"$TMP/hostile"
