@@ -139,6 +139,7 @@ set +e
 # guest's /mnt, read-write (virtme-ng mounts every --rwdir before any
 # --rodir, so it cannot sit inside the repository's mount).
 boot() {
+	qemu_ticks_before=${qemu_ticks:-0}
 	timeout --foreground -k 10 "$timeout_s" "$RVERBS_TOP/scripts/in-root.sh" \
 		vng --run "$kernel" --disable-kvm --cpus "$cpus" --memory "$memory" \
 		--rwdir "/mnt=$out" --rodir "$RVERBS_TOP" --rodir "$RVERBS_CACHE" --cwd /mnt \
@@ -152,9 +153,17 @@ boot() {
 	# code ran; that is retried (below).  A KASAN report in the first second
 	# is the kernel's own boot gone wrong (the five-level paging storm, above,
 	# before no5lvl); that one is recognised at once.
-	local start=$SECONDS
+	local start=$SECONDS qemu_pid='' f
 	booted=
 	while kill -0 $vng_pid 2>/dev/null; do
+		# What QEMU has taken of the host's CPU so far (its user and
+		# system time, all threads), for the line at the end: what the
+		# guest's work cost beside the other guests of a check run,
+		# where its wall-clock time says more of them.
+		[ -n "$qemu_pid" ] || qemu_pid=$(pgrep -f -- "path=$out," | head -n 1)
+		if [ -n "$qemu_pid" ] && read -ra f <"/proc/$qemu_pid/stat" 2>/dev/null; then
+			qemu_ticks=$((qemu_ticks_before + f[13] + f[14]))
+		fi
 		if [ -z "$booted" ] && [ -e "$out/dmesg.log" ]; then
 			booted=$((SECONDS - start))
 			info "the guest started the command after $booted s"
@@ -176,6 +185,7 @@ boot() {
 	wait $tail_pid
 }
 vm_start=$SECONDS
+qemu_ticks=
 boot_s=${RVERBS_VM_BOOT_TIMEOUT:-300}
 [ -n "${RVERBS_VM_KERNEL:-}" ] && boot_s=${RVERBS_VM_BOOT_TIMEOUT:-600}
 # Up to three more boots, a safety net: a hang in the kernel's own boot is
@@ -195,11 +205,17 @@ while [ $? = 125 ]; do
 	boot
 done
 set -e
+# The host CPU the boot took (QEMU's, sampled in boot()'s loop: virtme-ng's
+# chain of processes does not hand its children's times on to this shell).
+cpu_s=
+[ -n "$qemu_ticks" ] && cpu_s=$((qemu_ticks / $(getconf CLK_TCK)))
+[ -n "$cpu_s" ] && info "the boot took $cpu_s s of the host's CPU in $((SECONDS - vm_start)) s"
 # RVERBS_VM_STEP=NAME (scripts/check.sh): the boot's time until the guest
 # started the command, and the whole run's, as steps of the check run.
 if [ -n "${RVERBS_VM_STEP:-}" ]; then
 	step_record "$RVERBS_VM_STEP: until the command (try $tries)" "${booted:-$((SECONDS - vm_start))}"
 	step_record "$RVERBS_VM_STEP: in all" $((SECONDS - vm_start)) "$vrc"
+	[ -n "$cpu_s" ] && step_record "$RVERBS_VM_STEP: host CPU" "$cpu_s"
 fi
 # The last test the guest started, from its streamed kernel log.
 last_test() {

@@ -216,14 +216,49 @@ strays() {
 	done
 }
 
+# cpu_now - the guest's CPU time so far, in ticks, from /proc/stat's first
+# line: "user system irq idle" (user with nice, irq with softirq, idle with
+# iowait; bash alone, no program started).
+cpu_now() {
+	local _ user nice system idle iowait irq softirq
+	read -r _ user nice system idle iowait irq softirq _ </proc/stat
+	echo "$((user + nice)) $system $((irq + softirq)) $((idle + iowait))"
+}
+
+# cpu_used BEFORE AFTER - how the guest's CPUs spent a test, in percent of
+# all their time: under TCG every busy tick of a vCPU is a host CPU's, and
+# an idle one (halted) costs the host nothing, so this is what the test
+# cost the host's cores, and where: a test busy mostly in user space with
+# the kernel idle is a program polling (Documentation/rverbs.rst, "The two
+# lanes").
+cpu_used() {
+	local -a a b
+	read -ra a <<<"$1"
+	read -ra b <<<"$2"
+	local u=$((b[0] - a[0])) s=$((b[1] - a[1])) i=$((b[2] - a[2])) d=$((b[3] - a[3]))
+	local all=$((u + s + i + d))
+	((all > 0)) || all=1
+	echo "busy $(((u + s + i) * 100 / all)) % (user $((u * 100 / all)), system $((s * 100 / all)), irq $((i * 100 / all))) of $(nproc_bash) CPUs"
+}
+
+# nproc_bash - the guest's CPUs, counted in /proc/stat (bash alone).
+nproc_bash() {
+	local line n=0
+	while read -r line; do
+		[[ $line == cpu[0-9]* ]] && n=$((n + 1))
+	done </proc/stat
+	echo $n
+}
+
 ktap_print_header
-ktap_set_plan $((${#tests[@]} + ${#unknown[@]} + 1))
+ktap_set_plan $((${#tests[@]} + ${#unknown[@]} + 2))
 for name in "${unknown[@]}"; do
 	echo "# selftests: rverbs: $name"
 	ktap_test_fail "selftests: rverbs: $name # no such test in this run (tests/Makefile)"
 done
 state=$(state_now)
 left=()
+strayed=()
 for t in "${tests[@]}"; do
 	case $t in
 	"$KSFT_DIR"/*) dir=${t#"$KSFT_DIR"/}; dir=${dir%/*} ;;
@@ -235,12 +270,17 @@ for t in "${tests[@]}"; do
 	echo "rverbs-vm: test $dir: ${t##*/} (tainted $(cat /proc/sys/kernel/tainted))" >/dev/kmsg
 	kselftest_override_timeout=$(bound_of "${t##*/}")
 	mark="${t##*/}.$$.$start.$RANDOM"
+	cpu=$(cpu_now)
 	RVERBS_TEST_RUN=$mark run_one "$dir" "$t"
 	ktap_print_msg "$dir: ${t##*/} took $((SECONDS - start)) s"
+	ktap_print_msg "$dir: ${t##*/} cpu: $(cpu_used "$cpu" "$(cpu_now)")"
 	# Not with a planted state (the harness self-test, on the host).
 	if [ -z "${RVERBS_NET_STATE_CMD:-}" ]; then
 		killed=$(strays "$mark" | xargs)
-		[ -z "$killed" ] || ktap_print_msg "$dir: ${t##*/} left processes running, killed: $killed"
+		if [ -n "$killed" ]; then
+			ktap_print_msg "$dir: ${t##*/} left processes running, killed: $killed"
+			strayed+=("${t##*/}")
+		fi
 	fi
 	now=$(state_now)
 	if [ "$now" != "$state" ]; then
@@ -268,6 +308,19 @@ if [ ${#left[@]} -eq 0 ]; then
 else
 	echo "# not ok 1 every test left the routes, links and namespaces as it found them # not: ${left[*]}"
 	ktap_test_fail "selftests: rverbs: network state # left changed by ${left[*]}"
+fi
+# And one more: no test left a process running after it (what one leaves
+# holds devices, ports and namespaces that the tests after it expect free;
+# strays() above named and killed each).
+echo "# selftests: rverbs: processes"
+echo "# TAP version 13"
+echo "# 1..1"
+if [ ${#strayed[@]} -eq 0 ]; then
+	echo "# ok 1 no test left a process running after it"
+	ktap_test_pass "selftests: rverbs: processes"
+else
+	echo "# not ok 1 no test left a process running after it # not: ${strayed[*]}"
+	ktap_test_fail "selftests: rverbs: processes # left running by ${strayed[*]}"
 fi
 ktap_print_totals
 [ "$KTAP_CNT_FAIL" -eq 0 ]

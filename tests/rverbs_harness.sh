@@ -9,8 +9,10 @@
 # failed all six of its cases).  Runs the runner on a tree of two tests of
 # its own: the first loads soft-RoCE, adds a namespace with a process in
 # it, a veth pair, an RDMA link and a route, leaves a process running in
-# this namespace, and fails; the second checks that none of it is there.  Inside the VM only: it changes the guest's
-# network.
+# this namespace, and fails; the second checks that none of it is there.
+# The run names the first test twice: in the network state case and in the
+# processes case (what a test leaves running fails the run since
+# 2026-12-07).  Inside the VM only: it changes the guest's network.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -86,6 +88,8 @@ ksft_check "the test after it found nothing of it (namespace, its process, a pro
 	eval 'test -e "$TMP/set-up" && grep -q "^ok 2 selftests: rverbs: t_after.sh" "$TMP/log"'
 ksft_check "the runner killed and named what t_leave.sh left running (sleep)" \
 	grep -q 'rverbs: t_leave.sh left processes running, killed: .*sleep' "$TMP/log"
+ksft_check "the failing test is named in the processes case" \
+	grep -q 'processes # left running by t_leave.sh$' "$TMP/log"
 ksft_check "the runner undid all of it (no 'not all of it could be undone')" \
 	bash -c "! grep -q 'not all of it could be undone' '$TMP/log'"
 ksft_check "the network is as before the run" \
