@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 7
 
 fake=$TMP/fake
 mkdir -p "$fake/tests"
