@@ -59,6 +59,8 @@ bound_held         (run alone, by rv0_rc.sh) a window of each type bound,
                    ring unmapped); 60 s without a failure is not ok
 """
 
+import faulthandler
+import signal
 import sys
 import time
 
@@ -416,6 +418,8 @@ RV_CASES = (window_range, bound_held)
 
 
 def main(argv):
+    # A hung case, stopped by its test (SIGTERM), says where it was.
+    faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
     if len(argv) < 5:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2

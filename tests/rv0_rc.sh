@@ -287,9 +287,9 @@ link_del_under_load() {
 # and stock lane. "no completion": rv1 went too), having seen both windows
 # work.
 windows_held_while() {
-	local want=$1 pid i rc=0
+	local want=$1 pid i rc=0 t0=$SECONDS st
 	shift
-	python3 "$MWC" rv0 "$g4" rv1 "$p4" bound_held >"$TMP/held" 2>&1 &
+	python3 -X faulthandler "$MWC" rv0 "$g4" rv1 "$p4" bound_held >"$TMP/held" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
 		grep -qx bound "$TMP/held" && break
@@ -297,9 +297,18 @@ windows_held_while() {
 		sleep 0.1
 	done
 	if ! grep -qx bound "$TMP/held"; then
-		kill $pid 2>/dev/null
+		# What it was doing (a SIGTERM makes mw_cases.py print its
+		# Python stack), or how it ended.
+		if kill -0 $pid 2>/dev/null; then
+			echo "# no \"bound\" from mw_cases.py in $((SECONDS - t0)) s; in the kernel:"
+			sed 's/^/#   /' /proc/$pid/stack 2>/dev/null
+			kill $pid
+		fi
 		wait $pid
-		sed 's/^/# /' "$TMP/held"
+		st=$?
+		echo "# mw_cases.py ended with status $st after $((SECONDS - t0)) s, saying:"
+		sed 's/^/#   /' "$TMP/held"
+		df -h "$TMP" | sed 's/^/# space: /'
 		return 1
 	fi
 	timeout 30 "$@" || { echo "# $* failed or did not return"; rc=1; }
