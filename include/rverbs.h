@@ -12,7 +12,9 @@
 struct ib_ah;
 struct ib_device;
 struct ib_pd;
+struct ib_grh;
 struct ib_udata;
+struct ib_wc;
 struct ib_xrcd;
 struct inode;
 struct rdma_ah_attr;
@@ -32,5 +34,9 @@ struct ib_xrcd *rverbs_alloc_xrcd_user(struct ib_device *device,
 
 /* Same contract as ib_dealloc_xrcd_user(). */
 int rverbs_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata);
+
+int rverbs_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+				const struct ib_wc *wc, const struct ib_grh *grh,
+				struct rdma_ah_attr *ah_attr);
 
 #endif /* _RVERBS_H */

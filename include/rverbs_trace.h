@@ -109,6 +109,43 @@ DEFINE_EVENT(rverbs_object, rverbs_dealloc_xrcd,
 	TP_ARGS(device, obj, ret, ns)
 );
 
+/*
+ * The reply address of a received packet (ib_init_ah_attr_from_wc): the
+ * device and port, the result, and the attribute made: the destination
+ * (the packet's source), the source GID index, MAC and hop limit.
+ */
+TRACE_EVENT(rverbs_init_ah_attr_from_wc,
+	TP_PROTO(const struct ib_device *device, u32 port, const struct rdma_ah_attr *attr,
+		 int ret, u64 ns),
+	TP_ARGS(device, port, attr, ret, ns),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&device->dev))
+		__field(u32, port)
+		__field(int, ret)
+		__field(u32, type)
+		__field(u8, sgid_index)
+		__field(u8, hop_limit)
+		__array(u8, dgid, 16)
+		__array(u8, dmac, ETH_ALEN)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(device);
+		__entry->port = port;
+		__entry->ret = ret;
+		__entry->type = attr->type;
+		__entry->sgid_index = attr->grh.sgid_index;
+		__entry->hop_limit = attr->grh.hop_limit;
+		memcpy(__entry->dgid, attr->grh.dgid.raw, 16);
+		memcpy(__entry->dmac, attr->roce.dmac, ETH_ALEN);
+		__entry->ns = ns;
+	),
+	TP_printk("device=%s port=%u ret=%d type=%u sgid_index=%u dgid=%pI6c dmac=%pM hop_limit=%u ns=%llu",
+		  __get_str(device), __entry->port, __entry->ret, __entry->type,
+		  __entry->sgid_index, __entry->dgid, __entry->dmac, __entry->hop_limit,
+		  __entry->ns)
+);
+
 TRACE_EVENT(rverbs_resolve,
 	TP_PROTO(unsigned int path, const u8 *dgid, const u8 *dmac, u8 hop_limit, u64 wait_ns),
 	TP_ARGS(path, dgid, dmac, hop_limit, wait_ns),

@@ -45,3 +45,9 @@ pub(crate) fn enodata() -> Error {
 pub(crate) fn eaddrnotavail() -> Error {
     errno(bindings::EADDRNOTAVAIL)
 }
+
+/// `EPROTOTYPE`: a received packet's completion has no GRH where the
+/// port's protocol needs one.
+pub(crate) fn eprototype() -> Error {
+    errno(bindings::EPROTOTYPE)
+}

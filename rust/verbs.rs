@@ -11,6 +11,7 @@
 //! | `rdma_destroy_ah_user`   | [`ah::destroy_ah_user`]   |
 //! | `ib_alloc_xrcd_user`     | [`xrcd::alloc_xrcd_user`] |
 //! | `ib_dealloc_xrcd_user`   | [`xrcd::dealloc_xrcd_user`] |
+//! | `ib_init_ah_attr_from_wc` | [`wc::init_ah_attr_from_wc`] |
 //!
 //! with the same checks in the same order, the same error codes and the
 //! same side effects (GID entry references, `pd->usecnt`, object sizes of
@@ -23,4 +24,5 @@
 pub(crate) mod ah;
 pub(crate) mod dmac;
 pub(crate) mod stats;
+pub(crate) mod wc;
 pub(crate) mod xrcd;

@@ -47,6 +47,14 @@ rping_pair() {
 	[ $rc = 0 ] && [ "$(grep -c 'ping data' /tmp/rping.cli)" = 3 ]
 }
 
+# rping_cm - rping_pair, and the connection manager made a reply address
+# (cm_req_handler's ib_init_ah_attr_from_wc) with the Rust core.
+rping_cm() {
+	local before
+	before=$(counter ah_attr_from_wc)
+	rping_pair && [ "$(counter ah_attr_from_wc)" -gt "$before" ]
+}
+
 xrcd_result() {
 	$PROBE -d rxe0 -X | sed -n 's/^xrcd: //p'
 }
@@ -166,7 +174,8 @@ ksft_check "both UD AHs were created and destroyed by the Rust core" \
 # two prove only that RC traffic is unharmed while the takeover is on.
 ksft_check "ibv_rc_pingpong rxe0 -> rxe1, takeover on (RC: no AH, no core involved)" \
 	pingpong ibv_rc_pingpong 50 18601
-ksft_check "rping rxe0 -> rxe1, takeover on (RC through rdma_cm: no AH, no core involved)" rping_pair
+ksft_check "rping rxe0 -> rxe1, takeover on (RC through rdma_cm: the CM's reply addresses from the Rust core)" \
+	rping_cm
 ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user fire once per AH, takeover on" \
 	kprobe_hits 7 7
 ksft_check "tracepoints: a cached IPv4 AH is traced resolved (neighbour, MAC, no wait), created and destroyed" \

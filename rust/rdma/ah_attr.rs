@@ -98,6 +98,23 @@ impl AhAttr {
         unsafe { &mut *ptr.cast() }
     }
 
+    /// Zeroes the `struct rdma_ah_attr` behind a raw pointer and returns it
+    /// (the `memset` an out-parameter gets first).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a `struct rdma_ah_attr` valid for writes, not
+    /// accessed by anyone else during the lifetime `'a`, that holds no GID
+    /// entry reference (its content, if any, is overwritten unread).
+    pub(crate) unsafe fn zeroed_from_raw<'a>(ptr: *mut bindings::rdma_ah_attr) -> &'a mut Self {
+        // SAFETY: `ptr` is valid for a write of one struct; all zeroes is a
+        // valid `rdma_ah_attr` (a null `sgid_attr`, every enum 0).
+        unsafe { ptr.write_bytes(0, 1) };
+        // SAFETY: The attribute is valid now with a null `sgid_attr`; the
+        // rest is the caller's promise.
+        unsafe { Self::from_raw(ptr) }
+    }
+
     /// The attribute of a shared `struct rdma_ah_attr`, to read.
     ///
     /// # Safety
@@ -248,6 +265,81 @@ impl AhAttr {
         raw.static_rate = av.static_rate;
         // SAFETY: Writing the RoCE view makes it the active one.
         unsafe { raw.__bindgen_anon_1.roce.as_mut().dmac = av.dmac };
+    }
+
+    /// Sets the kind of address.
+    pub(crate) fn set_ah_type(&mut self, ah_type: AhType) {
+        self.raw_mut().type_ = ah_type.raw();
+    }
+
+    /// Sets the service level (`rdma_ah_set_sl`).
+    pub(crate) fn set_sl(&mut self, sl: u8) {
+        self.raw_mut().sl = sl;
+    }
+
+    /// Sets the port number (`rdma_ah_set_port_num`).
+    pub(crate) fn set_port_num(&mut self, port: u32) {
+        self.raw_mut().port_num = port;
+    }
+
+    /// Sets the destination LID of an IB or OPA address vector; nothing for
+    /// other kinds (`rdma_ah_set_dlid`: IB keeps 16 bits).
+    pub(crate) fn set_dlid(&mut self, dlid: u32) {
+        let ah_type = self.ah_type();
+        let raw = self.raw_mut();
+        match ah_type {
+            // SAFETY: Every view of the union is plain data; writing the IB
+            // view is what makes it the active one.
+            // CAST: IB LIDs are 16 bits; C truncates the same way.
+            AhType::Ib => unsafe { raw.__bindgen_anon_1.ib.as_mut().dlid = dlid as u16 },
+            // SAFETY: As above, for the OPA view.
+            AhType::Opa => unsafe { raw.__bindgen_anon_1.opa.as_mut().dlid = dlid },
+            _ => {}
+        }
+    }
+
+    /// Sets the source path bits of an IB or OPA address vector; nothing
+    /// for other kinds (`rdma_ah_set_path_bits`).
+    pub(crate) fn set_path_bits(&mut self, bits: u8) {
+        let ah_type = self.ah_type();
+        let raw = self.raw_mut();
+        match ah_type {
+            // SAFETY: Every view of the union is plain data; writing the IB
+            // view is what makes it the active one.
+            AhType::Ib => unsafe { raw.__bindgen_anon_1.ib.as_mut().src_path_bits = bits },
+            // SAFETY: As above, for the OPA view.
+            AhType::Opa => unsafe { raw.__bindgen_anon_1.opa.as_mut().src_path_bits = bits },
+            _ => {}
+        }
+    }
+
+    /// Makes the address vector global, towards `dgid`, from the GID entry
+    /// `sgid_attr`, whose reference the attribute takes over
+    /// (`rdma_move_grh_sgid_attr`): `ah_flags` becomes `IB_AH_GRH` and the
+    /// source GID index the entry's (its low 8 bits, as C stores it).
+    ///
+    /// A reference the attribute held already is given back first.
+    pub(crate) fn move_grh_sgid_attr(
+        &mut self,
+        dgid: &Gid,
+        flow_label: u32,
+        hop_limit: u8,
+        traffic_class: u8,
+        sgid_attr: ARef<GidAttr>,
+    ) {
+        drop(self.take_sgid_attr());
+        // CAST: `rdma_ah_set_grh` takes the index as a `u8`.
+        let sgid_index = sgid_attr.index() as u8;
+        let raw = self.raw_mut();
+        // CAST: IB_AH_GRH is 1.
+        raw.ah_flags = bindings::ib_ah_flags_IB_AH_GRH as u8;
+        // SAFETY: Writing the byte view of the union makes it the GID.
+        unsafe { *raw.grh.dgid.raw.as_mut() = *dgid.raw() };
+        raw.grh.flow_label = flow_label;
+        raw.grh.sgid_index = sgid_index;
+        raw.grh.hop_limit = hop_limit;
+        raw.grh.traffic_class = traffic_class;
+        self.set_sgid_attr(sgid_attr);
     }
 
     /// Sets the destination MAC of a RoCE address vector.

@@ -4,6 +4,7 @@
 //!
 //! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
 
+use super::ah_attr::AhType;
 use crate::errno::to_result;
 use crate::{
     bindings,
@@ -91,23 +92,74 @@ impl Device {
         }
     }
 
-    /// Whether address handles on `port` need a GRH (`rdma_is_grh_required`).
-    /// False for an invalid port.
-    pub(crate) fn is_grh_required(&self, port: u32) -> bool {
+    /// The immutable attributes of `port` (`port_data[port].immutable`),
+    /// or `None` for an invalid port or a device not set up yet.
+    fn port_immutable(&self, port: u32) -> Option<&bindings::ib_port_immutable> {
         if !self.is_port_valid(port) || !self.has_port_data() {
-            return false;
+            return None;
         }
         // CAST: A valid port number, at most `phys_port_cnt` (a `u32`).
         let port = port as usize;
         // SAFETY: The device is valid (type invariant) and `port` is one of
         // its ports: `port_data` has an entry for it (checked above), whose
         // immutable attributes are set before registration and never change.
-        let flags = unsafe {
-            (*(*self.as_raw()).port_data.add(port))
-                .immutable
-                .core_cap_flags
-        };
-        flags & bindings::RDMA_CORE_PORT_IB_GRH_REQUIRED != 0
+        Some(unsafe { &(*(*self.as_raw()).port_data.add(port)).immutable })
+    }
+
+    /// The capability flags of `port` (`core_cap_flags`); none for an
+    /// invalid port.
+    fn core_cap_flags(&self, port: u32) -> u32 {
+        self.port_immutable(port).map_or(0, |im| im.core_cap_flags)
+    }
+
+    /// Whether address handles on `port` need a GRH (`rdma_is_grh_required`).
+    /// False for an invalid port.
+    pub(crate) fn is_grh_required(&self, port: u32) -> bool {
+        self.core_cap_flags(port) & bindings::RDMA_CORE_PORT_IB_GRH_REQUIRED != 0
+    }
+
+    /// Whether `port` runs RoCE, v1 or v2 (`rdma_protocol_roce`).
+    pub(crate) fn is_roce(&self, port: u32) -> bool {
+        self.core_cap_flags(port)
+            & (bindings::RDMA_CORE_CAP_PROT_ROCE | bindings::RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP)
+            != 0
+    }
+
+    /// Whether `port` runs InfiniBand (`rdma_protocol_ib`).
+    pub(crate) fn is_ib(&self, port: u32) -> bool {
+        self.core_cap_flags(port) & bindings::RDMA_CORE_CAP_PROT_IB != 0
+    }
+
+    /// Whether address handles of `port` carry Ethernet addresses
+    /// (`rdma_cap_eth_ah`).
+    pub(crate) fn has_eth_ah(&self, port: u32) -> bool {
+        self.core_cap_flags(port) & bindings::RDMA_CORE_CAP_ETH_AH != 0
+    }
+
+    /// The kind of address handle `port` takes (`rdma_ah_find_type`).
+    pub(crate) fn ah_type(&self, port: u32) -> AhType {
+        let flags = self.core_cap_flags(port);
+        if self.is_roce(port) {
+            return AhType::Roce;
+        }
+        if self.is_ib(port) {
+            if flags & bindings::RDMA_CORE_CAP_OPA_AH == bindings::RDMA_CORE_CAP_OPA_AH {
+                return AhType::Opa;
+            }
+            return AhType::Ib;
+        }
+        // SAFETY: By the type invariant the device is valid; its type is
+        // set when it is allocated and never changes.
+        if unsafe { (*self.as_raw()).type_ } == bindings::rdma_nl_dev_type_RDMA_DEVICE_TYPE_SMI {
+            return AhType::Ib;
+        }
+        AhType::Undefined
+    }
+
+    /// The number of entries of `port`'s GID table; 0 for an invalid port.
+    pub(crate) fn gid_table_len(&self, port: u32) -> u32 {
+        self.port_immutable(port)
+            .map_or(0, |im| u32::try_from(im.gid_tbl_len).unwrap_or(0))
     }
 
     /// Whether the driver supports XRC domains (`ops.alloc_xrcd`).

@@ -37,6 +37,17 @@ pub(crate) enum GidType {
     RoceV2,
 }
 
+impl GidType {
+    /// The raw `enum ib_gid_type` value.
+    pub(crate) fn raw(self) -> u32 {
+        match self {
+            GidType::Ib => bindings::ib_gid_type_IB_GID_TYPE_IB,
+            GidType::RoceV1 => bindings::ib_gid_type_IB_GID_TYPE_ROCE,
+            GidType::RoceV2 => bindings::ib_gid_type_IB_GID_TYPE_ROCE_UDP_ENCAP,
+        }
+    }
+}
+
 /// An entry of a port's GID table.
 ///
 /// # Invariants
@@ -103,6 +114,64 @@ impl GidAttr {
         // SAFETY: Non-null: `from_err_ptr` passed it, and it is not an
         // error pointer.
         Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(ptr.cast())) })
+    }
+
+    /// The valid entry of `port` with the lowest index holding `gid` with
+    /// type `gid_type`, referenced (`rdma_find_gid_by_port` without a
+    /// netdev).
+    ///
+    /// Fails with `ENOENT` when there is none, or when `port` is not a port
+    /// of `device`, exactly as ib_core does.
+    pub(crate) fn find_by_port(
+        device: &Device,
+        gid: &Gid,
+        gid_type: GidType,
+        port: u32,
+    ) -> Result<ARef<GidAttr>> {
+        // `union ib_gid` is its 16 bytes, 8-aligned for its 64-bit view.
+        #[repr(C, align(8))]
+        struct CGid([u8; 16]);
+        const _: () = assert!(
+            size_of::<CGid>() == size_of::<bindings::ib_gid>()
+                && align_of::<CGid>() == align_of::<bindings::ib_gid>()
+        );
+        let raw_gid = CGid(*gid.raw());
+        // SAFETY: `device` is valid and the GID is read during the call
+        // only; the function checks `port` itself, and a null netdev means
+        // any netdev.
+        let ptr = from_err_ptr(
+            unsafe {
+                bindings::rdma_find_gid_by_port(
+                    device.as_raw(),
+                    core::ptr::from_ref(&raw_gid).cast(),
+                    gid_type.raw(),
+                    port,
+                    core::ptr::null_mut(),
+                )
+            }
+            .cast_mut(),
+        )?;
+        // INVARIANT: `rdma_find_gid_by_port` returned a valid entry with a
+        // reference count that the `ARef` now owns.
+        // SAFETY: Non-null: `from_err_ptr` passed it, and it is not an
+        // error pointer.
+        Ok(unsafe { ARef::from_raw(NonNull::new_unchecked(ptr.cast())) })
+    }
+
+    /// The VLAN of the entry's netdev, or 0xffff without one
+    /// (`rdma_read_gid_l2_fields`: a VLAN device's ID, else the ID of a
+    /// VLAN device below an upper device such as a bond).
+    ///
+    /// Fails with `ENODEV` when the entry has no netdev (any more).
+    pub(crate) fn vlan_id(&self) -> Result<u16> {
+        let mut vlan_id = 0xffff_u16;
+        // SAFETY: By the type invariant the entry is valid and referenced;
+        // the function reads its netdev under RCU itself, and `vlan_id` is
+        // valid for a write (no MAC is asked for).
+        crate::errno::to_result(unsafe {
+            bindings::rdma_read_gid_l2_fields(self.as_raw(), &mut vlan_id, core::ptr::null_mut())
+        })?;
+        Ok(vlan_id)
     }
 
     // No `&bindings::ib_gid_attr` is ever made: `del_gid` of ib_core's

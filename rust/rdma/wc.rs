@@ -180,3 +180,68 @@ impl UserWc {
         b
     }
 }
+
+/// A work completion as ib_core's consumers hand it on (`struct ib_wc`),
+/// to read: what a received packet's reply address is made from.
+///
+/// # Invariants
+///
+/// The wrapped `struct ib_wc` is valid and not written while a reference
+/// to it exists.
+#[repr(transparent)]
+pub(crate) struct Wc(kernel::types::Opaque<bindings::ib_wc>);
+
+impl Wc {
+    /// Returns the completion behind a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a valid `struct ib_wc` that nobody writes during the
+    /// lifetime `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *const bindings::ib_wc) -> &'a Self {
+        // SAFETY: `Wc` is transparent over `ib_wc`; the rest is the
+        // caller's promise.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// The C struct. A completion is its consumer's private copy (a CQ
+    /// poll's array, a MAD's receive buffer), read-only while the
+    /// reference lives (type invariant).
+    fn raw(&self) -> &bindings::ib_wc {
+        // SAFETY: By the type invariant the completion is valid and not
+        // written while we hold a reference.
+        unsafe { &*self.0.get() }
+    }
+
+    /// Whether `flag` is set in `wc_flags`.
+    pub(crate) fn has_flag(&self, flag: WcFlag) -> bool {
+        // CAST: `wc_flags` is a C `int` of `IB_WC_*` bits.
+        (self.raw().wc_flags as u32) & (flag as u32) != 0
+    }
+
+    /// The network header type (`enum rdma_network_type`), valid with
+    /// [`WcFlag::WithNetworkHdrType`].
+    pub(crate) fn network_hdr_type(&self) -> u8 {
+        self.raw().network_hdr_type
+    }
+
+    /// The VLAN ID, valid with [`WcFlag::WithVlan`].
+    pub(crate) fn vlan_id(&self) -> u16 {
+        self.raw().vlan_id
+    }
+
+    /// The service level.
+    pub(crate) fn sl(&self) -> u8 {
+        self.raw().sl
+    }
+
+    /// The source LID (IB and OPA).
+    pub(crate) fn slid(&self) -> u32 {
+        self.raw().slid
+    }
+
+    /// The destination LID's path bits (IB and OPA).
+    pub(crate) fn dlid_path_bits(&self) -> u8 {
+        self.raw().dlid_path_bits
+    }
+}

@@ -94,3 +94,20 @@ int rverbs_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rverbs_dealloc_xrcd_user);
+
+int rverbs_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+				const struct ib_wc *wc, const struct ib_grh *grh,
+				struct rdma_ah_attr *ah_attr)
+{
+	bool tracing = trace_rverbs_init_ah_attr_from_wc_enabled();
+	u64 start = rverbs_trace_clock(tracing);
+	int ret = rverbs_rust_init_ah_attr_from_wc(device, port_num, wc, grh, ah_attr);
+
+	if (!ret)
+		rverbs_event_count(RVERBS_EVENT_AH_ATTR_FROM_WC);
+	if (tracing)
+		trace_rverbs_init_ah_attr_from_wc(device, port_num, ah_attr, ret,
+						  ktime_get_ns() - start);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rverbs_init_ah_attr_from_wc);

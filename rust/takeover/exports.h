@@ -16,5 +16,8 @@ int rverbs_rust_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *ud
 struct ib_xrcd *rverbs_rust_alloc_xrcd_user(struct ib_device *device, struct inode *inode,
 					    struct ib_udata *udata);
 int rverbs_rust_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata);
+int rverbs_rust_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+				     const struct ib_wc *wc, const struct ib_grh *grh,
+				     struct rdma_ah_attr *ah_attr);
 
 #endif /* _RVERBS_EXPORTS_H */

@@ -25,6 +25,7 @@ use crate::{
         device::Device,
         pd::Pd,
         udata::Udata,
+        wc::Wc,
         xrcd::{
             Inode,
             XrcdHandle, //
@@ -69,6 +70,22 @@ const _: [DeallocXrcdUserFn; 2] = [
     bindings::ib_dealloc_xrcd_user,
     rverbs_rust_dealloc_xrcd_user,
 ];
+
+/// The signature of `ib_init_ah_attr_from_wc`.
+type InitAhAttrFromWcFn = unsafe extern "C" fn(
+    *mut bindings::ib_device,
+    u32,
+    *const bindings::ib_wc,
+    *const bindings::ib_grh,
+    *mut bindings::rdma_ah_attr,
+) -> core::ffi::c_int;
+const _: [InitAhAttrFromWcFn; 2] = [
+    bindings::ib_init_ah_attr_from_wc,
+    rverbs_rust_init_ah_attr_from_wc,
+];
+
+// The network header is read as the 40 bytes of a GRH.
+const _: () = assert!(core::mem::size_of::<bindings::ib_grh>() == verbs::wc::GRH_LEN);
 
 /// `rdma_create_user_ah` in Rust.
 ///
@@ -168,6 +185,48 @@ pub(crate) unsafe extern "C" fn rverbs_rust_dealloc_xrcd_user(
     // udata: both as `# Safety` says.
     let (xrcd, udata) = unsafe { (XrcdHandle::from_raw(xrcd), Udata::from_raw_opt(udata)) };
     match verbs::xrcd::dealloc_xrcd_user(xrcd, udata) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// `ib_init_ah_attr_from_wc` in Rust.
+///
+/// # Safety
+///
+/// ib_core's contract for `ib_init_ah_attr_from_wc`:
+/// - `device` is a registered device, alive during the call,
+/// - `wc` is a valid work completion and `grh` the 40 bytes of network
+///   header received with it, neither written during the call,
+/// - `ah_attr` is valid for writes and owned by the caller, and holds no
+///   GID entry reference (it is an out-parameter, overwritten).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rverbs_rust_init_ah_attr_from_wc(
+    device: *mut bindings::ib_device,
+    port_num: u32,
+    wc: *const bindings::ib_wc,
+    grh: *const bindings::ib_grh,
+    ah_attr: *mut bindings::rdma_ah_attr,
+) -> core::ffi::c_int {
+    // C would oops on a null header or completion; here they are refused
+    // before anything is written.
+    if wc.is_null() || grh.is_null() || ah_attr.is_null() {
+        return kernel::error::code::EINVAL.to_errno();
+    }
+    // SAFETY: `Device::from_raw` needs a registered device alive for the
+    // call; `Wc::from_raw` a completion nobody writes during it;
+    // `zeroed_from_raw` an attribute the caller owns, valid for writes,
+    // holding no reference; and the header is 40 readable bytes (checked
+    // at build time to be `ib_grh`'s size): `# Safety`'s items in order.
+    let (device, wc, attr, hdr) = unsafe {
+        (
+            Device::from_raw(device),
+            Wc::from_raw(wc),
+            AhAttr::zeroed_from_raw(ah_attr),
+            &*grh.cast::<[u8; verbs::wc::GRH_LEN]>(),
+        )
+    };
+    match verbs::wc::init_ah_attr_from_wc(device, port_num, wc, hdr, attr) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }

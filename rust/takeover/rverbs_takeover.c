@@ -4,8 +4,8 @@
  * XRC domain verbs to the Rust verbs core of rverbs.ko.
  *
  * Loading it patches rdma_create_user_ah(), rdma_destroy_ah_user(),
- * ib_alloc_xrcd_user() and ib_dealloc_xrcd_user() of ib_core onto
- * rverbs_create_user_ah() and its twins, which have the same signatures and
+ * ib_alloc_xrcd_user(), ib_dealloc_xrcd_user() and ib_init_ah_attr_from_wc()
+ * of ib_core onto rverbs_create_user_ah() and its twins, which have the same signatures and
  * the same contract: every caller (ib_uverbs, so all of rdma-core, ib_umad,
  * kernel ULPs destroying AHs) then runs the Rust core, on every device.
  *
@@ -32,6 +32,7 @@ static_assert(__same_type(&rverbs_create_user_ah, &rdma_create_user_ah));
 static_assert(__same_type(&rverbs_destroy_ah_user, &rdma_destroy_ah_user));
 static_assert(__same_type(&rverbs_alloc_xrcd_user, &ib_alloc_xrcd_user));
 static_assert(__same_type(&rverbs_dealloc_xrcd_user, &ib_dealloc_xrcd_user));
+static_assert(__same_type(&rverbs_init_ah_attr_from_wc, &ib_init_ah_attr_from_wc));
 
 static struct klp_func rverbs_takeover_funcs[] = {
 	{
@@ -49,6 +50,10 @@ static struct klp_func rverbs_takeover_funcs[] = {
 	{
 		.old_name = "ib_dealloc_xrcd_user",
 		.new_func = rverbs_dealloc_xrcd_user,
+	},
+	{
+		.old_name = "ib_init_ah_attr_from_wc",
+		.new_func = rverbs_init_ah_attr_from_wc,
 	},
 	{ }
 };

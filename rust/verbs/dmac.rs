@@ -113,7 +113,18 @@ pub(crate) fn resolve(attr: &mut AhAttr) -> Result {
         stats::resolved(Event::DmacMulticast, dgid.raw(), &mac, attr.hop_limit(), 0);
         return Ok(());
     }
+    resolve_unicast(attr)
+}
 
+/// Resolves the destination MAC and hop limit of a RoCE address vector
+/// towards a unicast GID into `attr` (`ib_resolve_unicast_gid_dmac`); a
+/// multicast GID is resolved through the route and neighbour too, as
+/// ib_core does for the reply address of a received packet
+/// (`ib_init_ah_attr_from_wc`), which alone calls this directly.
+///
+/// `attr` has a GRH with a referenced source GID entry.
+pub(crate) fn resolve_unicast(attr: &mut AhAttr) -> Result {
+    let dgid = attr.dgid();
     let sgid_attr = attr.sgid_attr().ok_or(EINVAL)?;
     if dgid.is_link_local() && sgid_attr.gid_type() == GidType::RoceV1 {
         let mac = link_local_mac(&dgid);

@@ -70,6 +70,9 @@ events! {
     XrcdAllocated = XRCD_ALLOCATED => "xrcd_allocated",
     /// An XRC domain was deallocated.
     XrcdDeallocated = XRCD_DEALLOCATED => "xrcd_deallocated",
+    /// The reply address of a received packet was made
+    /// (`ib_init_ah_attr_from_wc`).
+    AhAttrFromWc = AH_ATTR_FROM_WC => "ah_attr_from_wc",
 }
 
 /// The number of events, hence of event counters.
