@@ -47,7 +47,8 @@ static struct ib_device *ibdev;
 static struct dentry *dir;
 static DEFINE_MUTEX(lock);
 static char result[512];
-static typeof(&rverbs_init_ah_attr_from_wc) rust_init;
+static int (*rust_init)(struct ib_device *device, u32 port_num, const struct ib_wc *wc,
+			const struct ib_grh *grh, struct rdma_ah_attr *ah_attr);
 
 /* The result line of one case (see the top of the file). */
 static void show(int ret, struct rdma_ah_attr *attr)
