@@ -173,6 +173,19 @@ rv_scenarios() {
 	EOT
 }
 
+# rust_counted LINE BEFORE AFTER - between two copies of counters_all, the
+# Rust core counted result LINE once: ah_attr_from_wc for a success, its
+# error's counter for a failure, and nothing else (the resolution's dmac_*
+# counters aside).  Sets want and moved, for the messages.
+rust_counted() {
+	local ret
+	ret=$(field "$1" ret)
+	want=ah_attr_from_wc
+	[ "$ret" = 0 ] || want=error.$((-ret))
+	moved=$(counters_moved "$2" "$3" | grep -v '^dmac_')
+	[ "$moved" = "$want +1" ]
+}
+
 # kprobe_hits - how often ib_core's rdma_addr_find_l2_eth_by_grh was
 # entered since the kprobe was made.
 kprobe_hits() {
@@ -211,10 +224,7 @@ phase() {
 		after=$(counters_all)
 		ok=1
 		matches "$line_r" "$expect" || { ok=0; ktap_print_msg "Rust: got '$line_r', want '$expect'"; }
-		want=ah_attr_from_wc
-		[ "$(field "$line_r" ret)" = 0 ] || want=error.$((-$(field "$line_r" ret)))
-		moved=$(counters_moved "$before" "$after" | grep -v '^dmac_')
-		[ "$moved" = "$want +1" ] || {
+		rust_counted "$line_r" "$before" "$after" || {
 			ok=0
 			ktap_print_msg "Rust: the counters moved: '${moved//$'\n'/, }', want '$want +1'"
 		}
@@ -232,9 +242,11 @@ phase() {
 
 	# A port the device does not have: Rust refuses it (C would read past
 	# the device's port array; it is not called with one).
+	before=$(counters_all)
 	line_r=$(run_case rust 2 $GRH 0 0 0 "$(ip4_hdr $IP4_B $IP4_A)")
-	ksft_check "$DEV: a port the device does not have (EINVAL) [Rust]" \
-		matches "$line_r" "ret=-22 entry=- port=0 type=0"
+	after=$(counters_all)
+	ksft_check "$DEV: a port the device does not have (EINVAL, counted) [Rust]" \
+		eval 'matches "$line_r" "ret=-22 entry=- port=0 type=0" && rust_counted "$line_r" "$before" "$after"'
 
 	takeover_on || return 1
 	hits_t=$(kprobe_hits)
@@ -245,10 +257,7 @@ phase() {
 		before=$(counters_all)
 		line_t=$(run_case c $args "$hdr")
 		after=$(counters_all)
-		want=ah_attr_from_wc
-		[ "$(field "$line_t" ret)" = 0 ] || want=error.$((-$(field "$line_t" ret)))
-		moved=$(counters_moved "$before" "$after" | grep -v '^dmac_')
-		if ! matches "$line_t" "$expect" || [ "$moved" != "$want +1" ]; then
+		if ! matches "$line_t" "$expect" || ! rust_counted "$line_t" "$before" "$after"; then
 			ok=0
 			ktap_print_msg "$name: got '$line_t' (counters: ${moved//$'\n'/, }), want '$expect' ($want +1)"
 		fi
