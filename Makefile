@@ -85,6 +85,7 @@ help:
 ## make                 build rverbs.ko (after toolchain + kdir when needed)
 modules: $(KDIR_DEP)
 	$(KMAKE) modules
+	$(IN_ROOT) scripts/klp-post-link.sh rverbs_takeover.ko $(KDIR_BUILD)
 
 ## make install         install both modules under /lib/modules/<release>/updates/
 ##                      as Debian's own (stripped, .ko.xz), then depmod; DESTDIR=,

@@ -25,4 +25,5 @@
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "rverbs.h"
 #include "rverbs_helpers.h"

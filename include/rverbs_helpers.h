@@ -64,6 +64,7 @@ void rverbs_copy_page(struct page *page, size_t offset, void *buf, size_t len,
 u64 rverbs_atomic_page(struct page *page, size_t offset, int op, u64 compare,
 		       u64 swap_add);
 void rverbs_cond_resched(void);
+void rverbs_warn_psn_overflow(struct ib_device *device, bool sq);
 u64 __percpu *rverbs_pcpu_counters_alloc(unsigned int n);
 void rverbs_pcpu_counters_free(u64 __percpu *counters);
 void rverbs_pcpu_counter_inc(u64 __percpu *counters, unsigned int i);
@@ -172,6 +173,7 @@ enum {
 	RVERBS_EVENT_XRCD_ALLOCATED = 7,
 	RVERBS_EVENT_XRCD_DEALLOCATED = 8,
 	RVERBS_EVENT_AH_ATTR_FROM_WC = 9,
+	RVERBS_EVENT_QP_MODIFIED = 10,
 	RVERBS_EVENT_SLOTS = 16,
 };
 

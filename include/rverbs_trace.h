@@ -146,6 +146,47 @@ TRACE_EVENT(rverbs_init_ah_attr_from_wc,
 		  __entry->ns)
 );
 
+/*
+ * A QP modified (ib_modify_qp_with_udata): the new state (-1 without
+ * IB_QP_STATE) and, with IB_QP_AV, the destination as resolved.
+ */
+TRACE_EVENT(rverbs_modify_qp,
+	TP_PROTO(const struct ib_qp *qp, const struct ib_qp_attr *attr, int mask, int ret,
+		 u64 ns),
+	TP_ARGS(qp, attr, mask, ret, ns),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&qp->device->dev))
+		__field(u32, qp_num)
+		__field(int, mask)
+		__field(int, state)
+		__field(int, ret)
+		__array(u8, dgid, 16)
+		__array(u8, dmac, ETH_ALEN)
+		__field(u8, hop_limit)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(device);
+		__entry->qp_num = qp->qp_num;
+		__entry->mask = mask;
+		__entry->state = mask & IB_QP_STATE ? (int)attr->qp_state : -1;
+		__entry->ret = ret;
+		if (mask & IB_QP_AV) {
+			memcpy(__entry->dgid, attr->ah_attr.grh.dgid.raw, 16);
+			memcpy(__entry->dmac, attr->ah_attr.roce.dmac, ETH_ALEN);
+			__entry->hop_limit = attr->ah_attr.grh.hop_limit;
+		} else {
+			memset(__entry->dgid, 0, 16);
+			memset(__entry->dmac, 0, ETH_ALEN);
+			__entry->hop_limit = 0;
+		}
+		__entry->ns = ns;
+	),
+	TP_printk("device=%s qp_num=%u mask=0x%x state=%d ret=%d dgid=%pI6c dmac=%pM hop_limit=%u ns=%llu",
+		  __get_str(device), __entry->qp_num, __entry->mask, __entry->state,
+		  __entry->ret, __entry->dgid, __entry->dmac, __entry->hop_limit, __entry->ns)
+);
+
 TRACE_EVENT(rverbs_resolve,
 	TP_PROTO(unsigned int path, const u8 *dgid, const u8 *dmac, u8 hop_limit, u64 wait_ns),
 	TP_ARGS(path, dgid, dmac, hop_limit, wait_ns),

@@ -32,6 +32,7 @@ pub(crate) mod slot {
     pub(crate) const XRCD_ALLOCATED: u32 = bindings::RVERBS_EVENT_XRCD_ALLOCATED;
     pub(crate) const XRCD_DEALLOCATED: u32 = bindings::RVERBS_EVENT_XRCD_DEALLOCATED;
     pub(crate) const AH_ATTR_FROM_WC: u32 = bindings::RVERBS_EVENT_AH_ATTR_FROM_WC;
+    pub(crate) const QP_MODIFIED: u32 = bindings::RVERBS_EVENT_QP_MODIFIED;
 }
 
 /// The value of counter `slot`, summed over the CPUs; 0 for a slot past

@@ -31,6 +31,7 @@ pub(crate) mod mr;
 pub(crate) mod mw;
 pub(crate) mod pd;
 pub(crate) mod qp;
+pub(crate) mod qp_modify;
 pub(crate) mod rxe_abi;
 pub(crate) mod srq;
 pub(crate) mod table;

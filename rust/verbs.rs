@@ -12,6 +12,7 @@
 //! | `ib_alloc_xrcd_user`     | [`xrcd::alloc_xrcd_user`] |
 //! | `ib_dealloc_xrcd_user`   | [`xrcd::dealloc_xrcd_user`] |
 //! | `ib_init_ah_attr_from_wc` | [`wc::init_ah_attr_from_wc`] |
+//! | `ib_modify_qp_with_udata` | [`qp::modify_qp_with_udata`] |
 //!
 //! with the same checks in the same order, the same error codes and the
 //! same side effects (GID entry references, `pd->usecnt`, object sizes of
@@ -23,6 +24,7 @@
 
 pub(crate) mod ah;
 pub(crate) mod dmac;
+pub(crate) mod qp;
 pub(crate) mod stats;
 pub(crate) mod wc;
 pub(crate) mod xrcd;

@@ -83,6 +83,85 @@ table() {
 	done <<<"$CASES"
 }
 
+# RC connection set-up through rdma-core (tests/qp_probe.c -N): create an
+# RC QP, INIT, RTR with the path (where ib_core resolves the destination,
+# issue 31), RTS, destroy, QP_COUNT times per round, with each core in
+# turn; the medians over the rounds of each round's median and 99th
+# percentile, of the modify to RTR and of the whole set-up.  The fresh
+# neighbour case flushes the neighbour table before each set-up (untimed):
+# C's lost wake-up (Documentation/verbs-core.rst) shows in it.
+QPROBE=$1/qp_probe
+QP_COUNT=${RVERBS_BENCH_QP_COUNT:-200}
+QP_FRESH_COUNT=${RVERBS_BENCH_QP_FRESH_COUNT:-20}
+RC_CASES='IPv4, neighbour valid|::ffff:192.0.2.1|::ffff:192.0.2.2|
+IPv6, neighbour valid|2001:db8::1|2001:db8::2|
+IPv4, first connection to a fresh neighbour|::ffff:192.0.2.1|::ffff:192.0.2.2|ip neigh flush dev veth0'
+
+# rc_run DEV SGID DGID PRE COUNT - one round: "rtr_median rtr_p99
+# setup_median setup_p99" in ns.
+rc_run() {
+	local out
+	if [ -n "$4" ]; then
+		out=$($QPROBE -d "$1" -s "$(gid_index "$1" "$2")" -g "$3" -N "$5" -R "$4")
+	else
+		out=$($QPROBE -d "$1" -s "$(gid_index "$1" "$2")" -g "$3" -N "$5")
+	fi
+	awk '/^bench_error/ { exit 1 } { v[$1] = $2 }
+		END { print v["bench_rtr_ns_median:"], v["bench_rtr_ns_p99:"],
+			v["bench_setup_ns_median:"], v["bench_setup_ns_p99:"] }' <<<"$out"
+}
+
+# us NS - NS nanoseconds in microseconds, one decimal.
+us() {
+	awk -v v="$1" 'BEGIN { printf "%.1f", v / 1000 }'
+}
+
+# rctable DEV - the RC set-up cases on DEV, C core against Rust core.
+rctable() {
+	local dev=$1 name sgid dgid pre n i k line
+	local -a c r
+	local -a cm rm
+	printf '\n%-44s %10s %10s %7s %10s %10s %7s\n' \
+		"$dev: RC set-up (median of $ROUNDS rounds), us" "C RTR" "Rust RTR" "C/Rust" \
+		"C set-up" "Rust" "C/Rust"
+	while IFS='|' read -r name sgid dgid pre; do
+		n=$QP_COUNT
+		[ -n "$pre" ] && n=$QP_FRESH_COUNT
+		ping -c 1 -W 2 192.0.2.2 >/dev/null 2>&1
+		ping -6 -c 1 -W 2 2001:db8::2 >/dev/null 2>&1
+		c=()
+		r=()
+		for ((i = 0; i < ROUNDS; i++)); do
+			c+=("$(rc_run "$dev" "$sgid" "$dgid" "$pre" "$n")") || exit 1
+			takeover_on || exit 1
+			r+=("$(rc_run "$dev" "$sgid" "$dgid" "$pre" "$n")") || exit 1
+			takeover_off || exit 1
+		done
+		# Per field (RTR median, RTR p99, set-up median, set-up p99):
+		# the median over the rounds.
+		for k in 1 2 3 4; do
+			cm[k]=$(printf '%s\n' "${c[@]}" | awk -v k=$k '{ print $k }' | median)
+			rm[k]=$(printf '%s\n' "${r[@]}" | awk -v k=$k '{ print $k }' | median)
+		done
+		for k in 1 2 3 4; do
+			[ -n "${cm[k]}" ] && [ -n "${rm[k]}" ] || {
+				echo "bench: $dev: RC $name: a run failed" >&2
+				exit 1
+			}
+		done
+		for k in 1 3; do
+			line+=$(printf ' %10s %10s %7s' "$(us "${cm[k]}")" "$(us "${rm[k]}")" "$(ratio "${cm[k]}" "${rm[k]}")")
+		done
+		printf '%-44s%s\n' "$name" "$line"
+		line=''
+		for k in 2 4; do
+			line+=$(printf ' %10s %10s %7s' "$(us "${cm[k]}")" "$(us "${rm[k]}")" "$(ratio "${cm[k]}" "${rm[k]}")")
+		done
+		printf '%-44s%s\n' "  99th percentile" "$line"
+		line=''
+	done <<<"$RC_CASES"
+}
+
 # In the kernel (tests/test_modules/rv_bench_ah.c): ib_core's C core against
 # the Rust core on the same inputs, with the two floors beside them (the route
 # and neighbour lookups alone; the lookups, the GID entry get/put and the
@@ -167,10 +246,12 @@ churn() {
 table rxe0
 ktable rxe0
 churn rxe0
+rctable rxe0
 rdma link del rxe0 && rdma link add rv0 type rverbs netdev veth0 ||
 	{ echo "bench: rv0 setup failed" >&2; exit 1; }
 table rv0
 ktable rv0
+rctable rv0
 kcase xrcd_rv0 rv0 - - xrcd
 churn rv0
 

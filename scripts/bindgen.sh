@@ -54,7 +54,7 @@ opaque_types='netdev_notifier_info ifla_vf_guid ifla_vf_stats ifla_vf_info nl_in
 cd "$objtree"
 eval "bindgen \"\$abs_hdr\" $bgopts \
 	--allowlist-function 'rverbs_.*' \
-	--allowlist-file '.*/include/rverbs_.*\\.h' \
+	--allowlist-file '.*/include/rverbs(_.*)?\\.h' \
 	--allowlist-file '.*/include/rdma/.*\\.h' \
 	--allowlist-file '.*/include/uapi/rdma/.*\\.h' \
 	--allowlist-file '.*/include/net/neighbour\\.h' \

@@ -21,6 +21,11 @@ log=$RVERBS_TOP/build/debug/build.log
 info "building rverbs for the debug kernel $(cat "$kdir/include/config/kernel.release")"
 "$RVERBS_TOP/scripts/in-root.sh" make -s -C "$kdir" M="$tree" LLVM=-22 -j"$(nproc)" modules \
 	>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building rverbs for the debug kernel failed"; }
+# The debug kernel's own objtool may lack the "klp" command (it is built
+# with the kernel); the stock tree's has it.
+"$RVERBS_TOP/scripts/in-root.sh" "$RVERBS_TOP/scripts/klp-post-link.sh" "$tree/rverbs_takeover.ko" \
+	"$kdir" "$(kdir_base)/build" >>"$log" 2>&1 ||
+	{ tail -n 30 "$log" >&2; die "finishing rverbs_takeover.ko for the debug kernel failed"; }
 "$RVERBS_TOP/scripts/in-root.sh" make -s -C "$tree/tests/test_modules" KDIR="$kdir" \
 	KMAKEFLAGS=LLVM=-22 >>"$log" 2>&1 ||
 	{ tail -n 30 "$log" >&2; die "building the test modules for the debug kernel failed"; }

@@ -40,7 +40,8 @@ log=$(mktemp)
 stock=()
 [ -z "${KDIR:-}" ] && stock=(CC="$KCC" HOSTCC="$KCC" KERNELRELEASE="$KREL")
 make -C "$kbuild" M="$RVERBS_TOP" -j"$(nproc)" CLIPPY=1 KRUSTFLAGS="-Dwarnings" \
-	"${stock[@]}" modules >"$log" 2>&1
+	"${stock[@]}" modules >"$log" 2>&1 &&
+	"$RVERBS_TOP/scripts/klp-post-link.sh" "$RVERBS_TOP/rverbs_takeover.ko" "$kbuild" >>"$log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ] || grep -q '^warning' "$log"; then
 	cat "$log"

@@ -159,7 +159,7 @@ probe_fields() {
 	printf '%s' "$ms" >$CAP.ms
 }
 
-# probe SGID DGID [ARGS] - create an AH on rxe0 and send one datagram
+# probe SGID DGID [ARGS] - create an AH on rxe0 (or PROBE_DEV) and send one datagram
 # through it; prints "create=E dmac=M hop=H vlan=V" (- where not seen) and
 # " tc=0xNN" when the datagram's traffic class (IPv4 TOS) is not 0.  After
 # a send, a datagram of this shell's own to the permanent neighbour .7
@@ -173,7 +173,7 @@ probe() {
 	[ -n "$idx" ] || { echo "no-sgid-$sgid"; return; }
 	seen=$(grep ethertype $CAP | grep -vc "> $MARK_MAC,")
 	marks=$(grep -c "> $MARK_MAC," $CAP)
-	out=$($PROBE -d rxe0 -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
+	out=$($PROBE -d "${PROBE_DEV:-rxe0}" -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
 	probe_fields "$out"
 	create=$PROBE_CREATE
 	if [ "$create" = 0 ]; then
@@ -422,68 +422,75 @@ rv_phase() {
 		test "$(grep -vc '^#' $RV_DUMP)" = 0
 }
 
-ktap_print_header
-setup || ktap_exit_fail_msg "setup failed"
-start_capture || ktap_exit_fail_msg "tcpdump did not start"
-mapfile -t CASES < <(scenarios)
-# The GID table does not change during the run: look each source up once.
-declare -A GIDX
-for c in "${CASES[@]}"; do
-	IFS='|' read -r _ _ sgid _ <<<"$c"
-	[ -n "${GIDX[$sgid]}" ] || GIDX[$sgid]=$(gid_index rxe0 "$sgid")
-done
-# Two results per scenario and per raw-index case, and a timing check for
-# each timeout.
-timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')
-rv_cases=$((${#CASES[@]} + $(rv_scenarios | wc -l)))
-ktap_set_plan $((${#CASES[@]} * 2 + 4 + rv_cases * 3 + 5 + timeouts * 4))
-
-for mode in C Rust; do
-	if [ $mode = Rust ]; then
-		takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
-	fi
+# ah_diff_main - the test.  rverbs_qp_diff.sh sources this file for its
+# set-up, scenarios and probe(), and runs its own main.
+ah_diff_main() {
+	ktap_print_header
+	setup || ktap_exit_fail_msg "setup failed"
+	start_capture || ktap_exit_fail_msg "tcpdump did not start"
+	mapfile -t CASES < <(scenarios)
+	# The GID table does not change during the run: look each source up once.
+	declare -A GIDX
 	for c in "${CASES[@]}"; do
-		IFS='|' read -r name prep sgid dgid args expect ctr <<<"$c"
-		$prep
-		all_before=$(counters_all)
-		before=$(counter "$ctr")
-		got=$(probe "$sgid" "$dgid" $args)
-		after=$(counter "$ctr")
-		all_after=$(counters_all)
-		desc="$name [$mode]"
-		ok=1
-		[ "$got" = "$expect" ] || ok=0
-		if [ $mode = Rust ] && [ "$ctr" != - ] && [ $((after - before)) != 1 ]; then
-			ok=0
-			ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
-		fi
-		if { [ $mode = C ] || [ "$ctr" = - ]; } && [ "$all_before" != "$all_after" ]; then
-			ok=0
-			ktap_print_msg "$desc: the Rust core's counters moved:"
-			diff <(echo "$all_before") <(echo "$all_after") | sed -n 's/^[<>]/#   &/p'
-		fi
-		[ "$got" = "$expect" ] || ktap_print_msg "$desc: got '$got', want '$expect'"
-		if [ "${expect#create=-110}" != "$expect" ]; then
-			TIMES[${#TIMES[@]}]="$name [$mode]:$(cat $CAP.ms)"
-		fi
-		if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
+		IFS='|' read -r _ _ sgid _ <<<"$c"
+		[ -n "${GIDX[$sgid]}" ] || GIDX[$sgid]=$(gid_index rxe0 "$sgid")
 	done
-	# Raw GID indexes: an empty slot of the table, and the last index.
-	index_case "sgid index of an empty GID slot fails with ENODATA [$mode]" \
-		$mode -61 20 ::ffff:192.0.2.2
-	index_case "sgid index 255 (past the entries) fails with ENODATA [$mode]" \
-		$mode -61 255 ::ffff:192.0.2.2
-	if [ $mode = Rust ]; then
-		takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
-	fi
-done
+	# Two results per scenario and per raw-index case, and a timing check for
+	# each timeout.
+	timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')
+	rv_cases=$((${#CASES[@]} + $(rv_scenarios | wc -l)))
+	ktap_set_plan $((${#CASES[@]} * 2 + 4 + rv_cases * 3 + 5 + timeouts * 4))
 
-rv_phase || ktap_exit_fail_msg "rv0 setup failed"
+	for mode in C Rust; do
+		if [ $mode = Rust ]; then
+			takeover_on || ktap_exit_fail_msg "cannot enable the takeover"
+		fi
+		for c in "${CASES[@]}"; do
+			IFS='|' read -r name prep sgid dgid args expect ctr <<<"$c"
+			$prep
+			all_before=$(counters_all)
+			before=$(counter "$ctr")
+			got=$(probe "$sgid" "$dgid" $args)
+			after=$(counter "$ctr")
+			all_after=$(counters_all)
+			desc="$name [$mode]"
+			ok=1
+			[ "$got" = "$expect" ] || ok=0
+			if [ $mode = Rust ] && [ "$ctr" != - ] && [ $((after - before)) != 1 ]; then
+				ok=0
+				ktap_print_msg "$desc: counter $ctr moved by $((after - before)), not 1"
+			fi
+			if { [ $mode = C ] || [ "$ctr" = - ]; } && [ "$all_before" != "$all_after" ]; then
+				ok=0
+				ktap_print_msg "$desc: the Rust core's counters moved:"
+				diff <(echo "$all_before") <(echo "$all_after") | sed -n 's/^[<>]/#   &/p'
+			fi
+			[ "$got" = "$expect" ] || ktap_print_msg "$desc: got '$got', want '$expect'"
+			if [ "${expect#create=-110}" != "$expect" ]; then
+				TIMES[${#TIMES[@]}]="$name [$mode]:$(cat $CAP.ms)"
+			fi
+			if [ $ok = 1 ]; then ktap_test_pass "$desc"; else ktap_test_fail "$desc"; fi
+		done
+		# Raw GID indexes: an empty slot of the table, and the last index.
+		index_case "sgid index of an empty GID slot fails with ENODATA [$mode]" \
+			$mode -61 20 ::ffff:192.0.2.2
+		index_case "sgid index 255 (past the entries) fails with ENODATA [$mode]" \
+			$mode -61 255 ::ffff:192.0.2.2
+		if [ $mode = Rust ]; then
+			takeover_off || ktap_exit_fail_msg "cannot disable the takeover"
+		fi
+	done
 
-# ib_core bounds neighbour resolution by 1000 ms; so must Rust.
-for t in "${TIMES[@]}"; do
-	ms=${t##*:}
-	ksft_check "${t%:*} gave up after 1000 ms (took $ms ms)" test "$ms" -ge 1000 -a "$ms" -lt 3000
-done
+	rv_phase || ktap_exit_fail_msg "rv0 setup failed"
 
-ktap_finished
+	# ib_core bounds neighbour resolution by 1000 ms; so must Rust.
+	for t in "${TIMES[@]}"; do
+		ms=${t##*:}
+		ksft_check "${t%:*} gave up after 1000 ms (took $ms ms)" test "$ms" -ge 1000 -a "$ms" -lt 3000
+	done
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	ah_diff_main
+	ktap_finished
+fi

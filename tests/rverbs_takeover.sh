@@ -1,9 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The takeover: rverbs_takeover.ko patches ib_core's AH and XRCD verbs onto
-# the Rust core. With it on, rdma-core's tools interoperate between rxe0
-# and rxe1 (second namespace) and every AH goes through Rust; objects cross
+# The takeover: rverbs_takeover.ko patches ib_core's AH, XRCD and QP
+# modify verbs onto the Rust core. With it on, rdma-core's tools
+# interoperate between rxe0 and rxe1 (second namespace), every AH goes
+# through Rust, and RC connections (ibv_rc_pingpong over IPv4 and IPv6
+# GIDs, rping through rdma_cm) are resolved by Rust: ib_core's
+# rdma_addr_find_l2_eth_by_grh is never entered, where it is with the
+# takeover off; objects cross
 # the modes (created under C, destroyed under Rust and the reverse); it can
 # be switched off while UD traffic runs; XRCD on rxe fails as in C; the
 # Rust core's entry points can be probed (kprobes count its calls) and its
@@ -19,7 +23,8 @@ setup() {
 	modprobe rdma_rxe && modprobe ib_uverbs && modprobe rdma_ucm || return 1
 	insmod "$RVERBS_KO" || return 1
 	ns_setup && rxe_pair_up || return 1
-	GID_A=$(gid_index rxe0 ::ffff:$IP4_A) && GID_B=$(gid_index rxe1 ::ffff:$IP4_B)
+	GID_A=$(gid_index rxe0 ::ffff:$IP4_A) && GID_B=$(gid_index rxe1 ::ffff:$IP4_B) &&
+		GID6_A=$(gid_index rxe0 $IP6_A) && GID6_B=$(gid_index rxe1 $IP6_B)
 }
 
 # pingpong PROG ITERS PORT - server on rxe1 in the peer namespace, client
@@ -53,6 +58,35 @@ rping_cm() {
 	local before
 	before=$(counter ah_attr_from_wc)
 	rping_pair && [ "$(counter ah_attr_from_wc)" -gt "$before" ]
+}
+
+# rc_proof on|off PORT - RC traffic (ibv_rc_pingpong over IPv4 GIDs, over
+# IPv6 GIDs, rping through rdma_cm) with a kprobe on ib_core's
+# rdma_addr_find_l2_eth_by_grh: with the takeover on, every modify is
+# Rust's (qp_modified moves by at least the 18 modifies of the three
+# connections' six QPs) and the kprobe never fires; with it off, ib_core
+# resolves each connection (the kprobe fires) and qp_modified stays.
+rc_proof() {
+	local t=/sys/kernel/tracing mode=$1 port=$2 hits modified ok=1
+	[ -e $t/kprobe_events ] || mount -t tracefs tracefs $t || return 1
+	echo 'p:rverbs_kp/rverbs_kp_l2 rdma_addr_find_l2_eth_by_grh' >>$t/kprobe_events || return 1
+	echo 1 >$t/events/rverbs_kp/enable
+	modified=$(counter qp_modified)
+	pingpong ibv_rc_pingpong 20 "$port" || { ktap_print_msg "ibv_rc_pingpong IPv4 failed"; ok=0; }
+	GID_A=$GID6_A GID_B=$GID6_B pingpong ibv_rc_pingpong 20 $((port + 1)) ||
+		{ ktap_print_msg "ibv_rc_pingpong IPv6 failed"; ok=0; }
+	rping_pair || { ktap_print_msg "rping failed"; ok=0; }
+	modified=$(($(counter qp_modified) - modified))
+	echo 0 >$t/events/rverbs_kp/enable
+	hits=$(awk '$1 == "rverbs_kp_l2" { print $2 }' $t/kprobe_profile)
+	echo '-:rverbs_kp/rverbs_kp_l2' >>$t/kprobe_events
+	ktap_print_msg "rdma_addr_find_l2_eth_by_grh: $hits calls; qp_modified: +$modified"
+	if [ "$mode" = on ]; then
+		[ "$hits" = 0 ] && [ "$modified" -ge 18 ] || ok=0
+	else
+		[ "$hits" -ge 3 ] && [ "$modified" = 0 ] || ok=0
+	fi
+	[ $ok = 1 ]
 }
 
 xrcd_result() {
@@ -155,7 +189,7 @@ trace_failure() {
 
 ktap_print_header
 setup || ktap_exit_fail_msg "setup failed"
-ktap_set_plan 21
+ktap_set_plan 23
 ping -c 1 -W 2 $IP4_B >/dev/null
 
 ksft_check "takeover loads, its transition completes" takeover_on
@@ -170,10 +204,11 @@ destroyed=$(counter ah_destroyed)
 ksft_check "ibv_ud_pingpong rxe0 -> rxe1 with the Rust core" pingpong ibv_ud_pingpong 50 18600
 ksft_check "both UD AHs were created and destroyed by the Rust core" \
 	test $(($(counter ah_created) - created)) = 2 -a $(($(counter ah_destroyed) - destroyed)) = 2
-# RC QPs take their path in modify_qp, without an address handle: these
-# two prove only that RC traffic is unharmed while the takeover is on.
-ksft_check "ibv_rc_pingpong rxe0 -> rxe1, takeover on (RC: no AH, no core involved)" \
+# RC QPs take their path in modify_qp, without an address handle.
+ksft_check "ibv_rc_pingpong rxe0 -> rxe1, takeover on (RC: its path resolved at RTR by the Rust core)" \
 	pingpong ibv_rc_pingpong 50 18601
+ksft_check "RC over IPv4 and IPv6 GIDs and rping, takeover on: modified by Rust, ib_core's resolution never entered" \
+	rc_proof on 18610
 ksft_check "rping rxe0 -> rxe1, takeover on (RC through rdma_cm: the CM's reply addresses from the Rust core)" \
 	rping_cm
 ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user fire once per AH, takeover on" \
@@ -191,6 +226,8 @@ ksft_check "takeover disables and unloads" takeover_off
 ksft_check "ibv_open_xrcd on rxe0 fails with EOPNOTSUPP in libibverbs, takeover off" xrcd_no_core
 ksft_check "kprobes on rverbs_create_user_ah/rverbs_destroy_ah_user stay at 0, takeover off" \
 	kprobe_hits 7 0
+ksft_check "RC over IPv4 and IPv6 GIDs and rping, takeover off: ib_core resolves, Rust's counters stay" \
+	rc_proof off 18620
 ksft_check "tracepoints stay silent with the takeover off (ib_core's C core runs)" \
 	test -z "$(traced -s "$GID_A" -g ::ffff:$IP4_B)"
 

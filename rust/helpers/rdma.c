@@ -270,6 +270,21 @@ u64 rverbs_atomic_page(struct page *page, size_t offset, int op, u64 compare,
 	return old;
 }
 
+/*
+ * The warning of ib_core's _ib_modify_qp() for a PSN past 24 bits, word
+ * for word (dev_warn is a macro; the function named is ib_core's, whose
+ * line a log reader knows).
+ */
+void rverbs_warn_psn_overflow(struct ib_device *device, bool sq)
+{
+	if (sq)
+		dev_warn(&device->dev, " %s sq_psn overflow, masking to 24 bits\n",
+			 "_ib_modify_qp");
+	else
+		dev_warn(&device->dev, "%s rq_psn overflow, masking to 24 bits\n",
+			 "_ib_modify_qp");
+}
+
 /* cond_resched() is a macro. */
 void rverbs_cond_resched(void)
 {

@@ -111,3 +111,18 @@ int rverbs_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rverbs_init_ah_attr_from_wc);
+
+int rverbs_modify_qp_with_udata(struct ib_qp *ib_qp, struct ib_qp_attr *attr, int attr_mask,
+				struct ib_udata *udata, const struct rverbs_ib_core_calls *calls)
+{
+	bool tracing = trace_rverbs_modify_qp_enabled();
+	u64 start = rverbs_trace_clock(tracing);
+	int ret = rverbs_rust_modify_qp_with_udata(ib_qp, attr, attr_mask, udata, calls);
+
+	if (!ret)
+		rverbs_event_count(RVERBS_EVENT_QP_MODIFIED);
+	if (tracing)
+		trace_rverbs_modify_qp(ib_qp, attr, attr_mask, ret, ktime_get_ns() - start);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rverbs_modify_qp_with_udata);

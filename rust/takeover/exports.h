@@ -19,5 +19,8 @@ int rverbs_rust_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata);
 int rverbs_rust_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
 				     const struct ib_wc *wc, const struct ib_grh *grh,
 				     struct rdma_ah_attr *ah_attr);
+int rverbs_rust_modify_qp_with_udata(struct ib_qp *ib_qp, struct ib_qp_attr *attr, int attr_mask,
+				     struct ib_udata *udata,
+				     const struct rverbs_ib_core_calls *calls);
 
 #endif /* _RVERBS_EXPORTS_H */

@@ -24,6 +24,11 @@ use crate::{
         ah_attr::AhAttr,
         device::Device,
         pd::Pd,
+        qp_modify::{
+            IbCoreCalls,
+            QpModifyAttr,
+            VerbsQp, //
+        },
         udata::Udata,
         wc::Wc,
         xrcd::{
@@ -83,6 +88,16 @@ const _: [InitAhAttrFromWcFn; 2] = [
     bindings::ib_init_ah_attr_from_wc,
     rverbs_rust_init_ah_attr_from_wc,
 ];
+
+/// The signature of `ib_modify_qp_with_udata` (the takeover's wrapper,
+/// which adds the calls table, has it: `rverbs_takeover.c` checks that).
+type ModifyQpWithUdataFn = unsafe extern "C" fn(
+    *mut bindings::ib_qp,
+    *mut bindings::ib_qp_attr,
+    core::ffi::c_int,
+    *mut bindings::ib_udata,
+) -> core::ffi::c_int;
+const _: ModifyQpWithUdataFn = bindings::ib_modify_qp_with_udata;
 
 // The network header is read as the 40 bytes of a GRH.
 const _: () = assert!(core::mem::size_of::<bindings::ib_grh>() == verbs::wc::GRH_LEN);
@@ -227,6 +242,56 @@ pub(crate) unsafe extern "C" fn rverbs_rust_init_ah_attr_from_wc(
         )
     };
     match verbs::wc::init_ah_attr_from_wc(device, port_num, wc, hdr, attr) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// `ib_modify_qp_with_udata` in Rust, with ib_core's unexported functions
+/// in `calls`.
+///
+/// # Safety
+///
+/// ib_core's contract for `ib_modify_qp_with_udata`:
+/// - `ib_qp` is a live QP of a registered device, which the caller holds
+///   (ib_uverbs holds its object) for the call,
+/// - `attr` is the caller's own, valid for reads and writes, its two
+///   address vectors without GID entry references of their own,
+/// - `udata` is null (kernel caller) or valid for the call;
+///
+/// and `calls` is null or a table of the takeover, unchanged during the
+/// call, whose functions are ib_core's of the same names.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rverbs_rust_modify_qp_with_udata(
+    ib_qp: *mut bindings::ib_qp,
+    attr: *mut bindings::ib_qp_attr,
+    attr_mask: core::ffi::c_int,
+    udata: *mut bindings::ib_udata,
+    calls: *const bindings::rverbs_ib_core_calls,
+) -> core::ffi::c_int {
+    if ib_qp.is_null() || attr.is_null() {
+        return kernel::error::code::EINVAL.to_errno();
+    }
+    // SAFETY: `IbCoreCalls::from_raw` takes null or a valid table of
+    // ib_core's functions (the last item of `# Safety`).
+    let calls = match unsafe { IbCoreCalls::from_raw(calls) } {
+        Ok(calls) => calls,
+        Err(e) => return e.to_errno(),
+    };
+    // SAFETY: `VerbsQp::from_raw` needs a live QP the caller holds, which
+    // ib_core may modify as ib_core does; `QpModifyAttr::from_raw` the
+    // caller's own attributes with unreferenced or caller-owned GID
+    // entries; `from_raw_opt` null or valid udata: `# Safety`'s items.
+    let (qp, attr, udata) = unsafe {
+        (
+            VerbsQp::from_raw(ib_qp),
+            QpModifyAttr::from_raw(attr),
+            Udata::from_raw_opt(udata),
+        )
+    };
+    // CAST: ib_core's mask is an `int` of `enum ib_qp_attr_mask` bits.
+    let attr_mask = attr_mask as u32;
+    match verbs::qp::modify_qp_with_udata(qp, attr, attr_mask, udata, calls) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }

@@ -44,7 +44,7 @@ fn check_ah_attr(device: &Device, attr: &AhAttr) -> Result {
 /// Makes sure a GRH address vector references its source GID entry
 /// (`rdma_fill_sgid_attr`). Returns whether it took a reference that
 /// [`unfill_sgid_attr`] must give back.
-fn fill_sgid_attr(device: &Device, attr: &mut AhAttr) -> Result<bool> {
+pub(super) fn fill_sgid_attr(device: &Device, attr: &mut AhAttr) -> Result<bool> {
     check_ah_attr(device, attr)?;
     if !attr.has_grh() || attr.sgid_attr().is_some() {
         return Ok(false);
@@ -57,7 +57,7 @@ fn fill_sgid_attr(device: &Device, attr: &mut AhAttr) -> Result<bool> {
 /// Undoes [`fill_sgid_attr`] so the caller sees its attribute unchanged
 /// (`rdma_unfill_sgid_attr`); nothing is left to undo when a handle took
 /// the reference ([`SgidRef::Take`]).
-fn unfill_sgid_attr(attr: &mut AhAttr, filled: bool) {
+pub(super) fn unfill_sgid_attr(attr: &mut AhAttr, filled: bool) {
     if filled {
         drop(attr.take_sgid_attr());
     }

@@ -73,6 +73,8 @@ events! {
     /// The reply address of a received packet was made
     /// (`ib_init_ah_attr_from_wc`).
     AhAttrFromWc = AH_ATTR_FROM_WC => "ah_attr_from_wc",
+    /// A QP was modified (`ib_modify_qp_with_udata`).
+    QpModified = QP_MODIFIED => "qp_modified",
 }
 
 /// The number of events, hence of event counters.
