@@ -228,6 +228,52 @@ ktable() {
 	done <<<"$KCASES"
 }
 
+# The in-kernel modify of a kernel RC QP from INIT to RTR with a path
+# (rv_bench_ah.ko qp=1): through ib_modify_qp_with_udata with an empty
+# udata, so that the core resolves the destination as for a user QP, the
+# module loaded once with the takeover off (C) and once with it on (Rust)
+# per round; beside them the lookups alone and the floor (the GID entry,
+# the lookups and the driver's modify_qp).  Soft-RoCE only: rv0 has no
+# kernel QPs yet (issue 30).
+KQP_REPS=${RVERBS_BENCH_KQP_REPS:-200}
+KQP_CASES='qp_v4|modify to RTR, IPv4, neighbour valid|::ffff:192.0.2.1|::ffff:192.0.2.2
+qp_v6|modify to RTR, IPv6, neighbour valid|2001:db8::1|2001:db8::2'
+
+# kqp DEV - the in-kernel QP modify cases on DEV (bound to veth0).
+kqp() {
+	local dev=$1 key name sgid dgid idx i mode out c r l f
+	printf '\n%-44s %10s %10s %10s %10s %7s %7s\n' \
+		"$dev in-kernel ($KQP_REPS modifies, median of $ROUNDS)" "C ns" "Rust ns" "lookup" \
+		"floor" "Rust/C" "R/floor"
+	ping -c 1 -W 2 192.0.2.2 >/dev/null 2>&1
+	ping -6 -c 1 -W 2 2001:db8::2 >/dev/null 2>&1
+	while IFS='|' read -r key name sgid dgid; do
+		idx=$(gid_index "$dev" "$sgid") || { echo "bench: $dev has no GID $sgid" >&2; exit 1; }
+		for ((i = 0; i < ROUNDS; i++)); do
+			for mode in c rust; do
+				if [ $mode = rust ]; then takeover_on || exit 1; fi
+				if ! insmod "$KBENCH" qp=1 netdev=veth0 sgid_index="$idx" dgid="$dgid" \
+					label="kernel_${key}_${dev}_$mode" reps="$KQP_REPS" rounds=1; then
+					echo "bench: in-kernel $key ($mode) failed:" >&2
+					dmesg | grep 'rv_bench_ah' | tail -n 5 >&2
+					exit 1
+				fi
+				rmmod rv_bench_ah
+				if [ $mode = rust ]; then takeover_off || exit 1; fi
+			done
+		done
+		# "MODE KIND ROUND NS": the core's kind is "c" in both modes.
+		out=$(dmesg | sed -n "s/^.*rv_bench_ah: kernel_${key}_${dev}_//p")
+		c=$(awk '$1 == "c" && $2 == "c" { print $4 }' <<<"$out" | median)
+		r=$(awk '$1 == "rust" && $2 == "c" { print $4 }' <<<"$out" | median)
+		l=$(awk '$2 == "lookup" { print $4 }' <<<"$out" | median)
+		f=$(awk '$2 == "floor" { print $4 }' <<<"$out" | median)
+		printf '%-44s %10s %10s %10s %10s %7s %7s\n' "$name" "$c" "$r" "$l" "$f" \
+			"$(awk -v a="$r" -v b="$c" 'BEGIN { printf "%.3f", a / b }')" \
+			"$(awk -v a="$r" -v b="$f" 'BEGIN { printf "%.2f", a / b }')"
+	done <<<"$KQP_CASES"
+}
+
 # churn DEV - the medians of ROUNDS verbs_churn runs on DEV: a 4 KiB MR
 # registered and deregistered, a UD QP created and destroyed (ns per
 # pair), into CHURN_MR[DEV] and CHURN_QP[DEV].
@@ -247,6 +293,7 @@ table rxe0
 ktable rxe0
 churn rxe0
 rctable rxe0
+kqp rxe0
 rdma link del rxe0 && rdma link add rv0 type rverbs netdev veth0 ||
 	{ echo "bench: rv0 setup failed" >&2; exit 1; }
 table rv0

@@ -199,18 +199,19 @@ static void print_query(struct ibv_qp *qp)
 		return;
 	}
 	inet_ntop(AF_INET6, attr.ah_attr.grh.dgid.raw, dgid, sizeof(dgid));
-	printf("query: state=%d port=%u global=%u sgid_index=%u hop=%u fl=0x%x tc=%u sl=%u dgid=%s psn=%u/%u\n",
+	printf("query: state=%d port=%u global=%u sgid_index=%u hop=%u fl=0x%x tc=%u sl=%u",
 	       attr.qp_state, attr.ah_attr.port_num, attr.ah_attr.is_global,
 	       attr.ah_attr.grh.sgid_index, attr.ah_attr.grh.hop_limit,
 	       attr.ah_attr.grh.flow_label, attr.ah_attr.grh.traffic_class,
-	       attr.ah_attr.sl, dgid, attr.rq_psn, attr.sq_psn);
+	       attr.ah_attr.sl);
+	printf(" dgid=%s psn=%u/%u\n", dgid, attr.rq_psn, attr.sq_psn);
 }
 
-static void usage(void)
+static void print_usage(void)
 {
-	fprintf(stderr, "usage: qp_probe -d DEV [-p PORT] -s SGID_INDEX -g DGID [-t rc|uc|ud] [-n]\n"
-		"                [-l HOP] [-f FL] [-T TC] [-V SL] [-r RQ_PSN] [-q SQ_PSN] [-A] [-x] [-H]\n"
-		"                [-N COUNT [-R CMD]]\n");
+	fputs("usage: qp_probe -d DEV [-p PORT] -s SGID_INDEX -g DGID [-t rc|uc|ud] [-n]\n"
+	      "         [-l HOP] [-f FL] [-T TC] [-V SL] [-r RQ_PSN] [-q SQ_PSN] [-A] [-x] [-H]\n"
+	      "         [-N COUNT [-R CMD]]\n", stderr);
 	exit(2);
 }
 
@@ -238,10 +239,18 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "d:p:s:g:t:nl:f:T:V:r:q:AxHN:R:")) != -1) {
 		switch (opt) {
-		case 'd': dev = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 's': sgid_index = atoi(optarg); break;
-		case 'g': dgid = optarg; break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 's':
+			sgid_index = atoi(optarg);
+			break;
+		case 'g':
+			dgid = optarg;
+			break;
 		case 't':
 			if (!strcmp(optarg, "rc"))
 				init.qp_type = IBV_QPT_RC;
@@ -250,25 +259,50 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "ud"))
 				init.qp_type = IBV_QPT_UD;
 			else
-				usage();
+				print_usage();
 			break;
-		case 'n': global = 0; break;
-		case 'l': hop = strtoul(optarg, NULL, 0); break;
-		case 'f': fl = strtoul(optarg, NULL, 0); break;
-		case 'T': tc = strtoul(optarg, NULL, 0); break;
-		case 'V': sl = strtoul(optarg, NULL, 0); break;
-		case 'r': rq_psn = strtoul(optarg, NULL, 0); break;
-		case 'q': sq_psn = strtoul(optarg, NULL, 0); break;
-		case 'A': alt = 1; break;
-		case 'x': send = 1; break;
-		case 'H': hold = 1; break;
-		case 'N': count = atol(optarg); break;
-		case 'R': pre = optarg; break;
-		default: usage();
+		case 'n':
+			global = 0;
+			break;
+		case 'l':
+			hop = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			fl = strtoul(optarg, NULL, 0);
+			break;
+		case 'T':
+			tc = strtoul(optarg, NULL, 0);
+			break;
+		case 'V':
+			sl = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			rq_psn = strtoul(optarg, NULL, 0);
+			break;
+		case 'q':
+			sq_psn = strtoul(optarg, NULL, 0);
+			break;
+		case 'A':
+			alt = 1;
+			break;
+		case 'x':
+			send = 1;
+			break;
+		case 'H':
+			hold = 1;
+			break;
+		case 'N':
+			count = atol(optarg);
+			break;
+		case 'R':
+			pre = optarg;
+			break;
+		default:
+			print_usage();
 		}
 	}
 	if (!dev || !dgid || sgid_index < 0)
-		usage();
+		print_usage();
 
 	ctx = open_device(dev);
 	if (!ctx) {

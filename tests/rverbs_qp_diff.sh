@@ -28,6 +28,8 @@
 . "$(dirname "$0")/rverbs_ah_diff.sh"
 
 PROBE=$RVERBS_TEST_BIN/qp_probe
+# rverbs_ah_diff.sh's capture file, read by its probe().
+# shellcheck disable=SC2034
 CAP=/tmp/rverbs_qp_diff.cap
 KP=/sys/kernel/tracing
 # The kprobes: name (as in kprobe_profile) and ib_core function.

@@ -15,6 +15,17 @@
  * and, with @xrcd, ib_alloc_xrcd_user() + ib_dealloc_xrcd_user() against
  * rverbs_alloc_xrcd_user() + rverbs_dealloc_xrcd_user().
  *
+ * With @qp, the modify of a kernel RC QP from INIT to RTR with the path to
+ * @dgid (the QP reset and moved to INIT again before each, untimed):
+ *
+ *   c       ib_modify_qp_with_udata() with an empty udata, so that the core
+ *           resolves the destination as for a user QP: ib_core's C core
+ *           with the takeover off, the Rust core with it on (the script
+ *           loads the module once in each mode; rverbs_modify_qp_with_udata
+ *           needs the takeover's table of ib_core's unexported functions)
+ *   lookup  the route and neighbour lookups alone
+ *   floor   the GID entry get/put, the lookups and the driver's modify_qp
+ *
  * Two other modes, C core against Rust core:
  *
  *   @first=N   the first AH to N fresh destinations each, never resolved
@@ -100,6 +111,10 @@ static int block = 50;
 module_param(block, int, 0444);
 MODULE_PARM_DESC(block, "pairs per block: the kinds take turns block by block");
 
+static bool qp;
+module_param(qp, bool, 0444);
+MODULE_PARM_DESC(qp, "measure a kernel RC QP's modify to RTR instead of AHs");
+
 static int batch = 10000;
 module_param(batch, int, 0444);
 MODULE_PARM_DESC(batch, "AHs per timed batch of the scale mode");
@@ -127,6 +142,8 @@ static struct core cores[2];
 struct bench {
 	struct ib_device *dev;
 	struct ib_pd *pd;
+	struct ib_cq *cq;	/* @qp: the QP's */
+	struct ib_qp *qp;
 	union ib_gid dgid;
 	u8 mac[ETH_ALEN];	/* the MAC the lookup found, the reference */
 	bool unicast;
@@ -272,6 +289,113 @@ static int lookup_once(const struct bench *b)
 	ret = lookup(b, gid, mac);
 	rdma_put_gid_attr(gid);
 	return ret;
+}
+
+enum kind { K_C, K_RUST, K_LOOKUP, K_FLOOR, K_NR };
+
+static const char *const kind_name[K_NR] = { "c", "rust", "lookup", "floor" };
+
+/* @qp: the attributes of the modify to RTR, the path's MAC not resolved. */
+static int qp_rtr_attr(const struct bench *b, struct ib_qp_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = IB_QPS_RTR;
+	attr->path_mtu = IB_MTU_1024;
+	attr->dest_qp_num = 0xabcde;
+	attr->max_dest_rd_atomic = 1;
+	attr->min_rnr_timer = 12;
+	fill(b, &attr->ah_attr);
+	return IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+	       IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
+}
+
+/* @qp: back to INIT (ib_core's kernel modify, which resolves nothing). */
+static int qp_to_init(const struct bench *b)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int ret;
+
+	ret = ib_modify_qp(b->qp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	return ib_modify_qp(b->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			    IB_QP_ACCESS_FLAGS);
+}
+
+/*
+ * @qp: one modify to RTR of kind @k, its time added to @ns: through the
+ * core (the MAC it resolved must be @b's), or the floor, or the lookups.
+ */
+static int qp_once(const struct bench *b, enum kind k, u64 *ns)
+{
+	struct ib_udata udata = {};
+	const struct ib_gid_attr *gid;
+	struct ib_qp_attr attr;
+	int mask, ret;
+	u64 start;
+
+	ret = qp_to_init(b);
+	if (ret)
+		return ret;
+	mask = qp_rtr_attr(b, &attr);
+	start = ktime_get_ns();
+	switch (k) {
+	case K_C:
+		ret = ib_modify_qp_with_udata(b->qp, &attr, mask, &udata);
+		break;
+	case K_LOOKUP:
+		ret = lookup_once(b);
+		break;
+	default:
+		gid = rdma_get_gid_attr(b->dev, 1, sgid_index);
+		if (IS_ERR(gid)) {
+			ret = PTR_ERR(gid);
+			break;
+		}
+		attr.ah_attr.grh.sgid_attr = gid;
+		ret = lookup(b, gid, attr.ah_attr.roce.dmac);
+		if (!ret)
+			ret = b->dev->ops.modify_qp(b->qp, &attr, mask, NULL);
+		rdma_put_gid_attr(gid);
+		break;
+	}
+	*ns += ktime_get_ns() - start;
+	if (ret) {
+		pr_err("rv_bench_ah: %s: qp %s: %d\n", label, kind_name[k], ret);
+		return ret;
+	}
+	if (k == K_C && !ether_addr_equal(attr.ah_attr.roce.dmac, b->mac)) {
+		pr_err("rv_bench_ah: %s: the core resolved %pM, expected %pM\n", label,
+		       attr.ah_attr.roce.dmac, b->mac);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* @qp: a kernel RC QP on @b's device, and its CQ. */
+static int qp_create(struct bench *b)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+
+	b->cq = ib_alloc_cq(b->dev, NULL, 8, 0, IB_POLL_DIRECT);
+	if (IS_ERR(b->cq))
+		return PTR_ERR(b->cq);
+	init.send_cq = b->cq;
+	init.recv_cq = b->cq;
+	b->qp = ib_create_qp(b->pd, &init);
+	if (IS_ERR(b->qp)) {
+		ib_free_cq(b->cq);
+		return PTR_ERR(b->qp);
+	}
+	return 0;
 }
 
 /* One create+destroy through a core; the MAC it resolved must be @b's. */
@@ -448,10 +572,6 @@ static int run_scale(struct bench *b)
 	return ret;
 }
 
-enum kind { K_C, K_RUST, K_LOOKUP, K_FLOOR, K_NR };
-
-static const char *const kind_name[K_NR] = { "c", "rust", "lookup", "floor" };
-
 static int once(const struct bench *b, enum kind k)
 {
 	if (xrcd)
@@ -468,12 +588,22 @@ static int once(const struct bench *b, enum kind k)
 	}
 }
 
-/* @n pairs of kind @k: their time in ns. */
+/* @n pairs of kind @k (@qp: modifies to RTR): their time in ns. */
 static int measure(const struct bench *b, enum kind k, int n, u64 *ns)
 {
 	u64 start;
 	int i, ret;
 
+	if (qp) {
+		*ns = 0;
+		for (i = 0; i < n; i++) {
+			ret = qp_once(b, k, ns);
+			if (ret)
+				return ret;
+			cond_resched();
+		}
+		return 0;
+	}
 	start = ktime_get_ns();
 	for (i = 0; i < n; i++) {
 		ret = once(b, k);
@@ -568,6 +698,15 @@ static int run(struct bench *b)
 {
 	int nkinds = xrcd ? 2 : (b->unicast ? K_NR : K_NR - 1);
 	enum kind order[K_NR] = { K_C, K_RUST, K_FLOOR, K_LOOKUP };
+
+	/* @qp: the core the takeover selects, the floor, the lookups. */
+	if (qp) {
+		if (!b->unicast)
+			return -EINVAL;
+		nkinds = 3;
+		order[1] = K_FLOOR;
+		order[2] = K_LOOKUP;
+	}
 	int r, i, ret;
 	u64 ns;
 
@@ -633,12 +772,20 @@ static int __init rv_bench_ah_init(void)
 		ret = PTR_ERR(b.pd);
 		goto out_dev;
 	}
-	if (first)
+	if (first) {
 		ret = run_first(&b);
-	else if (scale)
+	} else if (scale) {
 		ret = run_scale(&b);
-	else
+	} else if (qp) {
+		ret = qp_create(&b);
+		if (!ret) {
+			ret = run(&b);
+			ib_destroy_qp(b.qp);
+			ib_free_cq(b.cq);
+		}
+	} else {
 		ret = run(&b);
+	}
 	ib_dealloc_pd(b.pd);
 out_dev:
 	ib_device_put(b.dev);
@@ -660,5 +807,5 @@ static void __exit rv_bench_ah_exit(void)
 
 module_init(rv_bench_ah_init);
 module_exit(rv_bench_ah_exit);
-MODULE_DESCRIPTION("rverbs benchmark: in-kernel AH and XRCD, C core vs Rust core vs floors");
+MODULE_DESCRIPTION("rverbs benchmark: in-kernel AH, XRCD and QP modify, C core vs Rust core vs floors");
 MODULE_LICENSE("GPL");
