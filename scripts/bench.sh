@@ -229,22 +229,23 @@ ktable() {
 }
 
 # The in-kernel modify of a kernel RC QP from INIT to RTR with a path
-# (rv_bench_ah.ko qp=1): through ib_modify_qp_with_udata with an empty
-# udata, so that the core resolves the destination as for a user QP, the
-# module loaded once with the takeover off (C) and once with it on (Rust)
-# per round; beside them the lookups alone and the floor (the GID entry,
-# the lookups and the driver's modify_qp).  Soft-RoCE only: rv0 has no
-# kernel QPs yet (issue 30).
+# (rv_bench_ah.ko qp=1): ib_modify_qp_with_udata with an empty udata, so
+# that the core resolves the destination as for a user QP (C with the
+# takeover off; the Rust core through the livepatch with it on: "Rust via
+# takeover"), and rverbs_modify_qp_with_udata called directly ("Rust"), the
+# module loaded once in each mode per round; beside them the lookups alone
+# and the floor (the GID entry, the lookups and the driver's modify_qp).
+# Soft-RoCE only: rv0 has no kernel QPs yet (issue 30).
 KQP_REPS=${RVERBS_BENCH_KQP_REPS:-200}
 KQP_CASES='qp_v4|modify to RTR, IPv4, neighbour valid|::ffff:192.0.2.1|::ffff:192.0.2.2
 qp_v6|modify to RTR, IPv6, neighbour valid|2001:db8::1|2001:db8::2'
 
 # kqp DEV - the in-kernel QP modify cases on DEV (bound to veth0).
 kqp() {
-	local dev=$1 key name sgid dgid idx i mode out c r l f
-	printf '\n%-44s %10s %10s %10s %10s %7s %7s\n' \
-		"$dev in-kernel ($KQP_REPS modifies, median of $ROUNDS)" "C ns" "Rust ns" "lookup" \
-		"floor" "Rust/C" "R/floor"
+	local dev=$1 key name sgid dgid idx i mode out c r t l f
+	printf '\n%-40s %9s %9s %9s %9s %9s %7s %7s\n' \
+		"$dev in-kernel ($KQP_REPS modifies, median of $ROUNDS)" "C ns" "Rust ns" \
+		"takeover" "lookup" "floor" "Rust/C" "R/floor"
 	ping -c 1 -W 2 192.0.2.2 >/dev/null 2>&1
 	ping -6 -c 1 -W 2 2001:db8::2 >/dev/null 2>&1
 	while IFS='|' read -r key name sgid dgid; do
@@ -262,13 +263,15 @@ kqp() {
 				if [ $mode = rust ]; then takeover_off || exit 1; fi
 			done
 		done
-		# "MODE KIND ROUND NS": the core's kind is "c" in both modes.
+		# "MODE KIND ROUND NS": kind "c" is ib_core's function, C with
+		# the takeover off, Rust through the livepatch with it on.
 		out=$(dmesg | sed -n "s/^.*rv_bench_ah: kernel_${key}_${dev}_//p")
 		c=$(awk '$1 == "c" && $2 == "c" { print $4 }' <<<"$out" | median)
-		r=$(awk '$1 == "rust" && $2 == "c" { print $4 }' <<<"$out" | median)
+		t=$(awk '$1 == "rust" && $2 == "c" { print $4 }' <<<"$out" | median)
+		r=$(awk '$2 == "rust" { print $4 }' <<<"$out" | median)
 		l=$(awk '$2 == "lookup" { print $4 }' <<<"$out" | median)
 		f=$(awk '$2 == "floor" { print $4 }' <<<"$out" | median)
-		printf '%-44s %10s %10s %10s %10s %7s %7s\n' "$name" "$c" "$r" "$l" "$f" \
+		printf '%-40s %9s %9s %9s %9s %9s %7s %7s\n' "$name" "$c" "$r" "$t" "$l" "$f" \
 			"$(awk -v a="$r" -v b="$c" 'BEGIN { printf "%.3f", a / b }')" \
 			"$(awk -v a="$r" -v b="$f" 'BEGIN { printf "%.2f", a / b }')"
 	done <<<"$KQP_CASES"

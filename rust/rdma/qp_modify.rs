@@ -120,39 +120,47 @@ impl VerbsQp {
     }
 
     /// Makes the QP reference the source GID entry of its new primary path
-    /// (`qp->av_sgid_attr = rdma_update_sgid_attr(...)`).
-    pub(crate) fn update_av_sgid_attr(&self, attr: &AhAttr) {
+    /// (`qp->av_sgid_attr = rdma_update_sgid_attr(...)`). With `take`, the
+    /// reference `attr` holds moves to the QP (see [`update_sgid_attr`]).
+    pub(crate) fn update_av_sgid_attr(&self, attr: &mut AhAttr, take: bool) {
         // SAFETY: A live QP: the field is the QP's own reference, written
         // as ib_core writes it (type invariant).
-        unsafe { update_sgid_attr(&raw mut (*self.as_raw()).av_sgid_attr, attr) };
+        unsafe { update_sgid_attr(&raw mut (*self.as_raw()).av_sgid_attr, attr, take) };
     }
 
     /// Makes the QP reference the source GID entry of its new alternate
-    /// path (`qp->alt_path_sgid_attr`).
-    pub(crate) fn update_alt_path_sgid_attr(&self, attr: &AhAttr) {
+    /// path (`qp->alt_path_sgid_attr`), as [`Self::update_av_sgid_attr`].
+    pub(crate) fn update_alt_path_sgid_attr(&self, attr: &mut AhAttr, take: bool) {
         // SAFETY: As in `update_av_sgid_attr`.
-        unsafe { update_sgid_attr(&raw mut (*self.as_raw()).alt_path_sgid_attr, attr) };
+        unsafe { update_sgid_attr(&raw mut (*self.as_raw()).alt_path_sgid_attr, attr, take) };
     }
 }
 
 /// `rdma_update_sgid_attr`: `*slot` references `attr`'s source GID entry
 /// if it has a GRH, none otherwise; the entry it referenced is given back.
-/// The new reference is taken before the old one is given back (ib_core
-/// does the reverse; the same entry twice never drops to zero either way,
-/// since `attr` holds one).
+///
+/// With `take` (the reference `attr` holds is the modify's own, which
+/// ib_core's `rdma_unfill_sgid_attr` gives back afterwards), that reference
+/// moves to the QP and `attr` is left without an entry, as the unfill would
+/// leave it: the same end, two atomic operations on the entry fewer. Without
+/// it a reference is taken, as ib_core does, before the old one is given
+/// back.
 ///
 /// # Safety
 ///
 /// `slot` is valid for reads and writes and holds a counted reference or
 /// null.
-unsafe fn update_sgid_attr(slot: *mut *const bindings::ib_gid_attr, attr: &AhAttr) {
-    let new = if attr.has_grh() {
-        attr.sgid_attr()
-            .map(|entry| ARef::into_raw(ARef::from(entry)))
-    } else {
+unsafe fn update_sgid_attr(slot: *mut *const bindings::ib_gid_attr, attr: &mut AhAttr, take: bool) {
+    let new = if !attr.has_grh() {
         None
+    } else if take {
+        attr.take_sgid_attr()
+    } else {
+        attr.sgid_attr().map(ARef::from)
     };
-    let new = new.map_or(core::ptr::null(), |p| p.as_ptr().cast_const().cast());
+    let new = new.map_or(core::ptr::null(), |entry| {
+        ARef::into_raw(entry).as_ptr().cast_const().cast()
+    });
     // SAFETY: `slot` is valid (the caller's promise).
     let old = unsafe { core::ptr::replace(slot, new) };
     if !old.is_null() {

@@ -55,21 +55,24 @@ pub(crate) fn modify_qp_with_udata(
     let qp = qp.real_qp();
     attr.set_xmit_slave(None);
     if attr_mask & mask::AV == 0 {
-        return stats::counted(with_primary_path(qp, attr, attr_mask, udata, calls));
+        return stats::counted(with_primary_path(qp, attr, attr_mask, udata, calls, false));
     }
     let filled = stats::counted(fill_sgid_attr(qp.device(), attr.av()))?;
-    let result = with_primary_path(qp, attr, attr_mask, udata, calls);
+    let result = with_primary_path(qp, attr, attr_mask, udata, calls, filled);
+    // Nothing left to give back when the QP took the reference.
     unfill_sgid_attr(attr.av(), filled);
     stats::counted(result)
 }
 
-/// The part of the modify after the primary path's source GID entry.
+/// The part of the modify after the primary path's source GID entry
+/// (`av_filled`: the modify took that reference itself).
 fn with_primary_path(
     qp: &VerbsQp,
     attr: &mut QpModifyAttr,
     attr_mask: u32,
     udata: Option<&Udata>,
     calls: &IbCoreCalls,
+    av_filled: bool,
 ) -> Result {
     let device = qp.device();
     let mut slave = None;
@@ -85,11 +88,11 @@ fn with_primary_path(
 
     let result = if attr_mask & mask::ALT_PATH != 0 {
         let filled = fill_sgid_attr(device, attr.alt_av())?;
-        let result = with_paths(qp, attr, attr_mask, udata, calls);
+        let result = with_paths(qp, attr, attr_mask, udata, calls, [av_filled, filled]);
         unfill_sgid_attr(attr.alt_av(), filled);
         result
     } else {
-        with_paths(qp, attr, attr_mask, udata, calls)
+        with_paths(qp, attr, attr_mask, udata, calls, [av_filled, false])
     };
     // The slave's reference goes back after the driver's modify (ib_core
     // leaves the pointer in the attributes; so does this).
@@ -97,13 +100,16 @@ fn with_primary_path(
     result
 }
 
-/// The part of the modify with both paths' source GID entries held.
+/// The part of the modify with both paths' source GID entries held
+/// (`filled`: which of the two references the modify took itself, which
+/// then move to the QP on success rather than being given back).
 fn with_paths(
     qp: &VerbsQp,
     attr: &mut QpModifyAttr,
     attr_mask: u32,
     udata: Option<&Udata>,
     calls: &IbCoreCalls,
+    filled: [bool; 2],
 ) -> Result {
     let device = qp.device();
     let port = if attr_mask & mask::PORT != 0 {
@@ -146,10 +152,10 @@ fn with_paths(
         qp.set_port(attr.port_num());
     }
     if attr_mask & mask::AV != 0 {
-        qp.update_av_sgid_attr(attr.av());
+        qp.update_av_sgid_attr(attr.av(), filled[0]);
     }
     if attr_mask & mask::ALT_PATH != 0 {
-        qp.update_alt_path_sgid_attr(attr.alt_av());
+        qp.update_alt_path_sgid_attr(attr.alt_av(), filled[1]);
     }
     Ok(())
 }

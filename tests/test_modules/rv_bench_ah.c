@@ -20,9 +20,13 @@
  *
  *   c       ib_modify_qp_with_udata() with an empty udata, so that the core
  *           resolves the destination as for a user QP: ib_core's C core
- *           with the takeover off, the Rust core with it on (the script
- *           loads the module once in each mode; rverbs_modify_qp_with_udata
- *           needs the takeover's table of ib_core's unexported functions)
+ *           with the takeover off, the Rust core through the livepatch
+ *           with it on (the script loads the module in both modes)
+ *   rust    rverbs_modify_qp_with_udata(), called directly, with stand-ins
+ *           for ib_core's unexported functions that answer as ib_core's do
+ *           for these inputs (a kernel QP's counter bind is skipped, a
+ *           path without a flow label has no bond slave); the takeover's
+ *           table has ib_core's own
  *   lookup  the route and neighbour lookups alone
  *   floor   the GID entry get/put, the lookups and the driver's modify_qp
  *
@@ -138,6 +142,39 @@ struct core {
 
 /* cores[false] is ib_core's, cores[true] rverbs'. */
 static struct core cores[2];
+
+/* @qp: rverbs_modify_qp_with_udata, taken with symbol_get. */
+static int (*rust_modify_qp)(struct ib_qp *ib_qp, struct ib_qp_attr *attr, int attr_mask,
+			     struct ib_udata *udata, const struct rverbs_ib_core_calls *calls);
+
+/*
+ * @qp: stand-ins for the ib_core functions the Rust core calls that ib_core
+ * does not export, for the direct calls: what ib_core's answer for this
+ * benchmark's inputs.  rdma_counter_bind_qp_auto() is only called at INIT
+ * and skips kernel QPs; rdma_lag_get_ah_roce_slave() finds no slave for a
+ * path without a flow label (one with would need ib_core's: refused).
+ */
+static int bench_counter_bind_qp_auto(struct ib_qp *qp, u32 port)
+{
+	return 0;
+}
+
+static struct net_device *bench_lag_get_ah_roce_slave(struct ib_device *device,
+						      struct rdma_ah_attr *ah_attr, gfp_t flags)
+{
+	return ah_attr->grh.flow_label ? ERR_PTR(-EOPNOTSUPP) : NULL;
+}
+
+static void bench_lag_put_ah_roce_slave(struct net_device *xmit_slave)
+{
+	dev_put(xmit_slave);
+}
+
+static const struct rverbs_ib_core_calls bench_calls = {
+	.counter_bind_qp_auto = bench_counter_bind_qp_auto,
+	.lag_get_ah_roce_slave = bench_lag_get_ah_roce_slave,
+	.lag_put_ah_roce_slave = bench_lag_put_ah_roce_slave,
+};
 
 struct bench {
 	struct ib_device *dev;
@@ -346,6 +383,9 @@ static int qp_once(const struct bench *b, enum kind k, u64 *ns)
 	case K_C:
 		ret = ib_modify_qp_with_udata(b->qp, &attr, mask, &udata);
 		break;
+	case K_RUST:
+		ret = rust_modify_qp(b->qp, &attr, mask, &udata, &bench_calls);
+		break;
 	case K_LOOKUP:
 		ret = lookup_once(b);
 		break;
@@ -367,7 +407,7 @@ static int qp_once(const struct bench *b, enum kind k, u64 *ns)
 		pr_err("rv_bench_ah: %s: qp %s: %d\n", label, kind_name[k], ret);
 		return ret;
 	}
-	if (k == K_C && !ether_addr_equal(attr.ah_attr.roce.dmac, b->mac)) {
+	if ((k == K_C || k == K_RUST) && !ether_addr_equal(attr.ah_attr.roce.dmac, b->mac)) {
 		pr_err("rv_bench_ah: %s: the core resolved %pM, expected %pM\n", label,
 		       attr.ah_attr.roce.dmac, b->mac);
 		return -EIO;
@@ -699,14 +739,9 @@ static int run(struct bench *b)
 	int nkinds = xrcd ? 2 : (b->unicast ? K_NR : K_NR - 1);
 	enum kind order[K_NR] = { K_C, K_RUST, K_FLOOR, K_LOOKUP };
 
-	/* @qp: the core the takeover selects, the floor, the lookups. */
-	if (qp) {
-		if (!b->unicast)
-			return -EINVAL;
-		nkinds = 3;
-		order[1] = K_FLOOR;
-		order[2] = K_LOOKUP;
-	}
+	/* @qp: the four kinds, unicast only. */
+	if (qp && !b->unicast)
+		return -EINVAL;
 	int r, i, ret;
 	u64 ns;
 
@@ -756,8 +791,9 @@ static int __init rv_bench_ah_init(void)
 		.alloc_xrcd = symbol_get(rverbs_alloc_xrcd_user),
 		.dealloc_xrcd = symbol_get(rverbs_dealloc_xrcd_user),
 	};
+	rust_modify_qp = symbol_get(rverbs_modify_qp_with_udata);
 	if (!cores[true].create || !cores[true].destroy || !cores[true].alloc_xrcd ||
-	    !cores[true].dealloc_xrcd) {
+	    !cores[true].dealloc_xrcd || !rust_modify_qp) {
 		pr_err("rv_bench_ah: rverbs.ko is not loaded\n");
 		ret = -ENOENT;
 		goto out_symbols;
@@ -798,6 +834,8 @@ out_symbols:
 		symbol_put(rverbs_alloc_xrcd_user);
 	if (cores[true].dealloc_xrcd)
 		symbol_put(rverbs_dealloc_xrcd_user);
+	if (rust_modify_qp)
+		symbol_put(rverbs_modify_qp_with_udata);
 	return ret;
 }
 
