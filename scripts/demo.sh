@@ -42,7 +42,7 @@ rdma link
 step "ibv_devinfo -d rxe0"
 ibv_devinfo -d rxe0
 
-step "takeover: ib_core's AH and XRCD verbs now run in Rust"
+step "takeover: ib_core's AH, XRCD and QP modify verbs now run in Rust"
 takeover_on
 echo "\$ cat /sys/kernel/livepatch/rverbs_takeover/enabled"
 cat /sys/kernel/livepatch/rverbs_takeover/enabled

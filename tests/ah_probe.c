@@ -78,6 +78,7 @@
 #include <infiniband/verbs.h>
 
 #include "load_cores.h"
+#include "probe_util.h"
 
 #define PROBE_QKEY 0x11111111
 #define PROBE_REMOTE_QPN 0xabcde
@@ -101,27 +102,6 @@ static int arm_signal(long ms)
 
 	sigemptyset(&sa.sa_mask);
 	return sigaction(SIGALRM, &sa, NULL) ?: setitimer(ITIMER_REAL, &it, NULL);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static int send_one(struct ibv_context *ctx, struct ibv_pd *pd,
@@ -203,14 +183,6 @@ out_qp:
 out_cq:
 	ibv_destroy_cq(cq);
 	return ret;
-}
-
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
 static int run_failing(struct ibv_context *ctx, struct ibv_pd *pd,

@@ -181,7 +181,7 @@ wait_listen() {
 	wait_until 60 eval "ip netns exec $1 ss -Hltn 'sport = :$2' | grep -q ."
 }
 
-# takeover_on / takeover_off - route ib_core's AH and XRCD verbs to the
+# takeover_on / takeover_off - route ib_core's AH, XRCD and QP modify verbs to the
 # Rust core (load rverbs_takeover.ko) or back to C (disable, unload); both
 # wait for the livepatch transition to finish.
 RVERBS_TAKEOVER_KO=${RVERBS_TAKEOVER_KO:-$RVERBS_TOP/rverbs_takeover.ko}

@@ -54,20 +54,14 @@
 
 #include <infiniband/verbs.h>
 
+#include "probe_util.h"
+
 #define PROBE_REMOTE_QPN 0xabcde
 
 /* A verb's error as -errno (ibv_modify_qp returns a positive errno). */
 static int err_of(int ret)
 {
 	return ret > 0 ? -ret : ret;
-}
-
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
 static int cmp_long(const void *a, const void *b)
@@ -162,27 +156,6 @@ static int run_bench(struct ibv_pd *pd, struct ibv_cq *cq, const struct ibv_ah_a
 	free(rtr);
 	free(setup);
 	return ret;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static void print_query(struct ibv_qp *qp)

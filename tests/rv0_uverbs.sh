@@ -8,7 +8,7 @@
 #   rv0                  rverbs' device loaded with rc=0 (UD QPs only: the
 #                        verbs it then refuses are pinned), every case
 #                        applies: none skipped
-#   rv0-takeover         the same with ib_core's AH and XRCD verbs on the
+#   rv0-takeover         the same with ib_core's AH, XRCD and modify verbs on the
 #                        Rust core (rverbs_takeover.ko)
 #   rv0-limits           rv0 made with max_pd=4 max_ah=3 max_xrcd=2: the
 #                        "limits" cases reach each limit

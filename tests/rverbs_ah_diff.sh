@@ -422,6 +422,17 @@ rv_phase() {
 		test "$(grep -vc '^#' $RV_DUMP)" = 0
 }
 
+# gid_indexes DEV [TYPE] - GIDX[SGID]: the index of each source GID of
+# CASES in DEV's table (of TYPE when given).  The GID table does not
+# change during a run: each is looked up once.
+gid_indexes() {
+	local c sgid
+	for c in "${CASES[@]}"; do
+		IFS='|' read -r _ _ sgid _ <<<"$c"
+		[ -n "${GIDX[$sgid]}" ] || GIDX[$sgid]=$(gid_index "$1" "$sgid" ${2:+"$2"})
+	done
+}
+
 # ah_diff_main - the test.  rverbs_qp_diff.sh sources this file for its
 # set-up, scenarios and probe(), and runs its own main.
 ah_diff_main() {
@@ -429,12 +440,8 @@ ah_diff_main() {
 	setup || ktap_exit_fail_msg "setup failed"
 	start_capture || ktap_exit_fail_msg "tcpdump did not start"
 	mapfile -t CASES < <(scenarios)
-	# The GID table does not change during the run: look each source up once.
 	declare -A GIDX
-	for c in "${CASES[@]}"; do
-		IFS='|' read -r _ _ sgid _ <<<"$c"
-		[ -n "${GIDX[$sgid]}" ] || GIDX[$sgid]=$(gid_index rxe0 "$sgid")
-	done
+	gid_indexes rxe0
 	# Two results per scenario and per raw-index case, and a timing check for
 	# each timeout.
 	timeouts=$(printf '%s\n' "${CASES[@]}" | grep -c '|create=-110 ')

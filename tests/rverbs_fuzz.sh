@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Seeded differential fuzzing of the uverbs AH and XRCD verbs
-# (uverbs_fuzz.c): for each device, soft-RoCE's rxe0 (the C reference
+# Seeded differential fuzzing of the uverbs AH and XRCD verbs, and of
+# the modify of the UD QPs they use (uverbs_fuzz.c; the modify is the Rust
+# core's too since the takeover patches ib_modify_qp_with_udata): for each
+# device, soft-RoCE's rxe0 (the C reference
 # driver) and rv0, and for each seed, the same COUNT random uverbs commands
 # run twice, with ib_core's C core (takeover off) and with the Rust core
 # (takeover on), and the two outputs, one outcome per command ("ok" or the

@@ -154,15 +154,13 @@ scenario_loop() {
 # rv0_phase - the scenarios again on rv0 (rverbs' software device, which
 # has RC) in place of rxe0 on veth0, with both cores.
 rv0_phase() {
-	local mode c sgid
+	local mode
 	rdma link del rxe0 || return 1
 	# Up again for its GID to be looked up (its scenario takes it down).
 	ip link set veth0.200 up || return 1
 	rdma link add rv0 type rverbs netdev veth0 || return 1
-	for c in "${CASES[@]}"; do
-		IFS='|' read -r _ _ sgid _ <<<"$c"
-		GIDX[$sgid]=$(gid_index rv0 "$sgid" "RoCE v2")
-	done
+	GIDX=()
+	gid_indexes rv0 "RoCE v2"
 	for mode in C Rust; do
 		if [ $mode = Rust ]; then
 			takeover_on || return 1
@@ -176,7 +174,7 @@ rv0_phase() {
 }
 
 qp_diff_main() {
-	local mode c sgid got before after ok hits k
+	local mode got before after ok hits k
 	local psn_warnings lag del i
 	local -A HITS
 	ktap_print_header
@@ -194,10 +192,7 @@ qp_diff_main() {
 	}
 	mapfile -t CASES < <(scenarios)
 	declare -A GIDX
-	for c in "${CASES[@]}"; do
-		IFS='|' read -r _ _ sgid _ <<<"$c"
-		[ -n "${GIDX[$sgid]}" ] || GIDX[$sgid]=$(gid_index rxe0 "$sgid")
-	done
+	gid_indexes rxe0
 	[ $BOND = 1 ] && GIDX[::ffff:198.18.9.1]=$(gid_index rxe_b ::ffff:198.18.9.1)
 	# Per mode: the scenarios, 8 cases of a QP's own, the resolution's
 	# kprobe; then two unexported functions' kprobes and the bond's
