@@ -13,7 +13,7 @@
 # so no fakeroot).  Contents:
 #
 #   /usr/lib/modules/<release>/updates/rverbs.ko.xz, rverbs_takeover.ko.xz
-#       stripped, compressed and (with --sign) signed as "make install"
+#       stripped (but for the livepatch), compressed and (with --sign) signed as "make install"
 #       does (scripts/modules-install.sh); /usr/lib as Debian's own
 #       linux-modules package, the same directory as /lib on merged /usr
 #   /usr/share/doc/<package>/: copyright (machine-readable), changelog.gz,

@@ -175,6 +175,8 @@ probe() {
 	marks=$(grep -c "> $MARK_MAC," $CAP)
 	out=$($PROBE -d "${PROBE_DEV:-rxe0}" -s "$idx" -g "$dgid" -l $USER_HOP -x "$@")
 	probe_fields "$out"
+	# The whole output, for what a caller reads besides (qp_probe's query).
+	printf '%s\n' "$out" >$CAP.out
 	create=$PROBE_CREATE
 	if [ "$create" = 0 ]; then
 		# The send has completed: its datagram went through veth0's

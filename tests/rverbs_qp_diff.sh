@@ -126,20 +126,29 @@ extra_case() {
 
 # scenario_loop MODE PREFIX - every scenario of rverbs_ah_diff.sh with an
 # RC QP on PROBE_DEV (rxe0 by default), each a KTAP case named PREFIX:
-# NAME [MODE].
+# NAME [MODE].  The QP's path as ibv_query_qp gives it back (after RTS) is
+# kept from the C run (QUERY[PREFIX/NAME]) and must be the same with Rust.
 scenario_loop() {
 	local mode=$1 prefix=$2 c name prep sgid dgid args expect ctr got before after ok create
+	local query
 	for c in "${CASES[@]}"; do
 		IFS='|' read -r name prep sgid dgid args expect ctr <<<"$c"
 		$prep
 		before=$(counters_all)
 		got=$(probe "$sgid" "$dgid" $args)
 		after=$(counters_all)
+		query=$(sed -n 's/^query: //p' $CAP.out)
 		ok=1
 		[ "$got" = "$expect" ] || {
 			ok=0
 			ktap_print_msg "$prefix: $name [$mode]: got '$got', want '$expect'"
 		}
+		if [ "$mode" = C ]; then
+			QUERY[$prefix/$name]=$query
+		elif [ "$query" != "${QUERY[$prefix/$name]}" ]; then
+			ok=0
+			ktap_print_msg "$prefix: $name: queried path with C: '${QUERY[$prefix/$name]}', with Rust: '$query'"
+		fi
 		create=${got%% *}
 		moved_ok $mode "$ctr" "" "$before" "$after" "$(modifies "${create#create=}")" ||
 			ok=0
@@ -152,7 +161,12 @@ scenario_loop() {
 }
 
 # rv0_phase - the scenarios again on rv0 (rverbs' software device, which
-# has RC) in place of rxe0 on veth0, with both cores.
+# has RC) in place of rxe0 on veth0, with both cores; then the case only
+# rv0 has, a RoCE v1 source GID (rverbs_ah_diff.sh loads rverbs with
+# roce_v1=1) towards a link-local destination: its MAC comes from the GID,
+# no neighbour (rv0 sends RoCE v2 only, so nothing is on the wire: the
+# modify's result, the QP's path as queried and, with Rust, the
+# link-local counter).
 rv0_phase() {
 	local mode
 	rdma link del rxe0 || return 1
@@ -161,11 +175,15 @@ rv0_phase() {
 	rdma link add rv0 type rverbs netdev veth0 || return 1
 	GIDX=()
 	gid_indexes rv0 "RoCE v2"
+	GIDX[v1:$OWN_LL]=$(gid_index rv0 "$OWN_LL" "IB/RoCE v1")
 	for mode in C Rust; do
 		if [ $mode = Rust ]; then
 			takeover_on || return 1
 		fi
 		PROBE_DEV=rv0 scenario_loop $mode "rv0 RC"
+		PROBE_DEV=rv0 extra_case $mode "rv0 RC: roce v1 link-local destination (MAC from the GID)" \
+			"create=0|state=2 port=1 global=1 sgid_index=${GIDX[v1:$OWN_LL]} hop=$USER_HOP fl=0x0 tc=0 sl=0 dgid=$PEER_LL psn=0/0" \
+			dmac_link_local 2 "v1:$OWN_LL" "$PEER_LL"
 		if [ $mode = Rust ]; then
 			takeover_off || return 1
 		fi
@@ -176,7 +194,7 @@ rv0_phase() {
 qp_diff_main() {
 	local mode got before after ok hits k
 	local psn_warnings lag del i
-	local -A HITS
+	local -A HITS QUERY
 	ktap_print_header
 	setup || ktap_exit_fail_msg "setup failed"
 	start_capture || ktap_exit_fail_msg "tcpdump did not start"
@@ -196,8 +214,8 @@ qp_diff_main() {
 	[ $BOND = 1 ] && GIDX[::ffff:198.18.9.1]=$(gid_index rxe_b ::ffff:198.18.9.1)
 	# Per mode: the scenarios, 8 cases of a QP's own, the resolution's
 	# kprobe; then two unexported functions' kprobes and the bond's
-	# removal; then the scenarios on rv0 with each core.
-	ktap_set_plan $(((${#CASES[@]} + 9) * 2 + 3 + ${#CASES[@]} * 2))
+	# removal; then the scenarios and the RoCE v1 case on rv0 with each core.
+	ktap_set_plan $(((${#CASES[@]} + 9) * 2 + 3 + (${#CASES[@]} + 1) * 2))
 
 	for mode in C Rust; do
 		if [ $mode = Rust ]; then
