@@ -121,8 +121,7 @@ static int send_one(struct ibv_context *ctx, struct ibv_pd *pd,
 	struct ibv_wc wc;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	long deadline;
-	int ret, n;
+	int ret;
 
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	if (!cq)
@@ -162,20 +161,9 @@ static int send_one(struct ibv_context *ctx, struct ibv_pd *pd,
 	ret = ibv_post_send(qp, &wr, &bad);
 	if (ret)
 		goto out_qp;
-	ret = -ETIMEDOUT;
-	deadline = now_ms() + 5000;
-	while (now_ms() < deadline) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0) {
-			ret = -EIO;
-			break;
-		}
-		if (n == 1) {
-			ret = wc.status == IBV_WC_SUCCESS ? 0 : -EIO;
-			break;
-		}
-		usleep(1000);
-	}
+	ret = poll_one(cq, 5000, &wc);
+	if (ret == 1)
+		ret = wc.status == IBV_WC_SUCCESS ? 0 : -EIO;
 out_qp:
 	if (ret > 0)
 		ret = -ret;

@@ -6,8 +6,10 @@
 #ifndef _RVERBS_PROBE_UTIL_H
 #define _RVERBS_PROBE_UTIL_H
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -39,6 +41,26 @@ static inline struct ibv_context *open_device(const char *name)
 			ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	return ctx;
+}
+
+/*
+ * Polls @cq for one completion into @wc for up to @ms milliseconds: 1 when
+ * one came, -ETIMEDOUT when none did, -EIO when polling failed.
+ */
+static inline int poll_one(struct ibv_cq *cq, long ms, struct ibv_wc *wc)
+{
+	long deadline = now_ms() + ms;
+	int n;
+
+	while (now_ms() < deadline) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			return -EIO;
+		if (n == 1)
+			return 1;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
 }
 
 #endif /* _RVERBS_PROBE_UTIL_H */

@@ -400,25 +400,12 @@ int main(int argc, char **argv)
 			.num_sge = 1,
 		}, *bad;
 		struct ibv_wc wc;
-		long deadline;
-		int n;
 
 		ret = err_of(ibv_post_send(qp, &wr, &bad));
 		if (!ret) {
-			ret = -ETIMEDOUT;
-			deadline = now_ms() + 5000;
-			while (now_ms() < deadline) {
-				n = ibv_poll_cq(cq, 1, &wc);
-				if (n < 0) {
-					ret = -EIO;
-					break;
-				}
-				if (n == 1) {
-					ret = wc.status;
-					break;
-				}
-				usleep(1000);
-			}
+			ret = poll_one(cq, 5000, &wc);
+			if (ret == 1)
+				ret = wc.status;
 			/* UC completes at once: give the packet time to leave. */
 			if (init.qp_type == IBV_QPT_UC)
 				usleep(100000);
